@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { Authenticator } from './core/auth/authenticator.ts';
+import { registerAuth } from './core/auth/plugin.ts';
+import { TokenVerifier } from './core/auth/tokens.ts';
+import { registerErrorHandling } from './core/error-handler.ts';
+import { ErrorBody } from './core/schemas.ts';
+import { apiKeyRoutes } from './modules/api-keys/routes.ts';
+import { ApiKeyService } from './modules/api-keys/service.ts';
+import { organizationRoutes } from './modules/organizations/routes.ts';
+import { OrganizationService } from './modules/organizations/service.ts';
+import { systemRoutes } from './modules/system/routes.ts';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  /** HS256 secret of the embedded identity provider (undefined when a JWKS is configured). */
+  jwtSecret: string | undefined;
+  /** Pino options, or false for silence (tests). */
+  logger?: boolean | Record<string, unknown>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+const SECURITY: Array<Record<string, string[]>> = [{ ApiKeyAuth: [] }, { BearerAuth: [] }];
+
+/** The whole HTTP application. The server process and the tests build it the same way. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? { level: deps.config.logLevel },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomBytes(8).toString('hex')}`;
+    },
+    ajv: {
+      // Unknown body fields are refused (400), not silently dropped; every failing field is reported.
+      customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
+    },
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ErrorBody);
+  registerErrorHandling(app);
+  await app.register(helmet, { global: true });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Switchboard',
+        version: '0.1.0',
+        description:
+          'Control plane of a voice-agent platform. Every organization-scoped request carries X-Organization-Id and a credential: X-API-Key or Authorization: Bearer <JWT>. Errors are {detail, code, errors?}.',
+      },
+      components: {
+        securitySchemes: {
+          ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+
+  // Every route that needs a credential says so in the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth === 'public') return;
+    route.schema = { ...route.schema, security: SECURITY };
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const { database, config } = deps;
+  const tokens = new TokenVerifier(config.jwt, deps.jwtSecret);
+  registerAuth(app, new Authenticator({ pool: database.pool, db: database.db, tokens }));
+
+  await app.register(systemRoutes(database.pool));
+  await app.register(organizationRoutes(new OrganizationService(database.db)));
+  await app.register(apiKeyRoutes(new ApiKeyService(database.db)));
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,113 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDatabase, runMigrations } from './db/database.ts';
+import { DataDirLockedError } from './db/lock.ts';
+import { resolveJwtSecret, signDevelopmentToken } from './core/auth/tokens.ts';
+import { provisionOrganization } from './modules/organizations/service.ts';
+
+const HELP = `switchboard <command> [options]
+
+Commands:
+  auth:token --email EMAIL [--sub SUBJECT] [--ttl SECONDS]
+      Print a JWT signed by the embedded identity provider (secret in DATA_DIR).
+      Opens no database: the user is provisioned on the first request with the token.
+      --sub defaults to the email; --ttl defaults to 3600.
+  org:create --name NAME [--email EMAIL]
+      Create an organization with an admin user and an admin API key; prints
+      {organization_id, user_id, api_key: {key_id, key, role}} as JSON.
+      Works whether or not the server runs (goes through its database socket).
+  migrate
+      Apply pending database migrations (the server also applies them on start).
+  help
+      Show this text.
+
+Environment: DATABASE_URL (a PostgreSQL server) or DATA_DIR (embedded database, default ./data),
+and the JWT_* settings of the server.`;
+
+type Options = Record<string, string | boolean | undefined>;
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+class UsageError extends Error {}
+
+async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    shareRunningServer: true,
+  });
+  try {
+    await runMigrations(database);
+    return await run(database);
+  } finally {
+    await database.close();
+  }
+}
+
+const commands: Record<string, (config: Config, options: Options) => Promise<void>> = {
+  async 'auth:token'(config, options) {
+    const email = required(options, 'email').toLowerCase();
+    const ttl = options.ttl === undefined ? 3600 : Number(options.ttl);
+    if (!Number.isInteger(ttl) || ttl < 1 || ttl > 31_536_000) throw new UsageError('--ttl must be 1 to 31536000 seconds');
+    if (config.jwt.jwksUrl) throw new UsageError('JWT_JWKS_URL is set: tokens come from your identity provider, not from here');
+    const secret = resolveJwtSecret(config.jwt, config.dataDir)!;
+    const subject = typeof options.sub === 'string' && options.sub !== '' ? options.sub : email;
+    process.stdout.write(`${await signDevelopmentToken(config.jwt, secret, { subject, email, ttlSeconds: ttl })}\n`);
+  },
+
+  async 'org:create'(config, options) {
+    const name = required(options, 'name');
+    if (name.length > 200) throw new UsageError('--name is at most 200 characters');
+    const email = typeof options.email === 'string' ? options.email : null;
+    const created = await withDatabase(config, (database) => provisionOrganization(database.db, { name, email }));
+    process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+  },
+
+  async migrate(config) {
+    await withDatabase(config, async () => undefined);
+    process.stdout.write('migrations applied\n');
+  },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const run = commands[command];
+  if (!run) throw new UsageError(`unknown command "${command}"`);
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      email: { type: 'string' },
+      sub: { type: 'string' },
+      ttl: { type: 'string' },
+      name: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  await run(loadConfig(), values);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const known = err instanceof UsageError || err instanceof ConfigError || err instanceof DataDirLockedError;
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`switchboard: ${message}${err instanceof UsageError ? '\nRun "switchboard help" for usage.' : ''}\n`);
+    if (!known && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    process.exit(err instanceof UsageError ? 2 : 1);
+  },
+);

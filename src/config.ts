@@ -1,0 +1,85 @@
+import path from 'node:path';
+
+/** Typed configuration, read once from the environment by the process entry and passed in. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** A PostgreSQL server; when absent the embedded PGlite database in `dataDir` is used. */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  logLevel: string;
+  /** Base URL the platform is reached at, used for links it hands out. */
+  publicBaseUrl: string;
+  jwt: JwtConfig;
+  /** Whether to create the "Default" organization and its admin key on an empty database. */
+  bootstrap: boolean;
+}
+
+export interface JwtConfig {
+  /** HS256 secret of the embedded identity provider; read from `dataDir` when not given. */
+  secret: string | undefined;
+  /** JWKS URL of a production identity provider; when set, HS256 tokens are not accepted. */
+  jwksUrl: string | undefined;
+  issuer: string;
+  audience: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  try {
+    new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  return raw;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  return {
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: url(env, 'DATABASE_URL'),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    logLevel,
+    publicBaseUrl: (url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/$/, ''),
+    jwt: {
+      secret: env.JWT_SECRET || undefined,
+      jwksUrl: url(env, 'JWT_JWKS_URL'),
+      issuer: env.JWT_ISSUER || 'switchboard-local',
+      audience: env.JWT_AUDIENCE || 'switchboard',
+    },
+    bootstrap: flag(env, 'BOOTSTRAP', true),
+  };
+}

@@ -1,0 +1,94 @@
+import type pg from 'pg';
+import type { Db } from '../../db/database.ts';
+import { findKeyCredential, touchKeyLastUsed } from '../../modules/api-keys/repository.ts';
+import { OrganizationRepository } from '../../modules/organizations/repository.ts';
+import type { Principal, RequestContext } from '../context.ts';
+import { Errors } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { isRole } from '../permissions.ts';
+import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.ts';
+import type { TokenVerifier } from './tokens.ts';
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface CredentialHeaders {
+  apiKey: string | undefined;
+  authorization: string | undefined;
+}
+
+/**
+ * Turns request credentials into a principal, and a principal plus `X-Organization-Id` into a
+ * request context. Keys are looked up on every request (no cache), so a revoked or expired key is
+ * refused on the very next request.
+ */
+export class Authenticator {
+  readonly #pool: pg.Pool;
+  readonly #identities: OrganizationRepository;
+  readonly #tokens: TokenVerifier;
+  /** Per-process memory of the last `last_used_at` write per key, so a burst writes once. */
+  readonly #lastTouched = new Map<string, number>();
+
+  constructor(deps: { pool: pg.Pool; db: Db; tokens: TokenVerifier }) {
+    this.#pool = deps.pool;
+    this.#identities = new OrganizationRepository(deps.db);
+    this.#tokens = deps.tokens;
+  }
+
+  async principal(headers: CredentialHeaders, requestId: string): Promise<Principal> {
+    if (headers.apiKey !== undefined) return this.#fromApiKey(headers.apiKey, requestId);
+    if (headers.authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization);
+      if (!match) throw Errors.invalidToken('expected "Bearer <token>"');
+      return this.#fromToken(match[1]!, requestId);
+    }
+    throw Errors.unauthenticated();
+  }
+
+  async context(principal: Principal, orgHeader: string | undefined): Promise<RequestContext> {
+    if (orgHeader === undefined || orgHeader === '') throw Errors.organizationRequired();
+    if (principal.apiKey) {
+      if (principal.apiKey.orgId !== orgHeader) throw Errors.organizationForbidden();
+      return { orgId: orgHeader, actor: principal.actor, role: principal.apiKey.role, requestId: principal.requestId };
+    }
+    const role = await this.#identities.findMembershipRole(orgHeader, principal.actor.userId);
+    if (!role || !isRole(role)) throw Errors.organizationForbidden();
+    return { orgId: orgHeader, actor: principal.actor, role, requestId: principal.requestId };
+  }
+
+  async #fromApiKey(presented: string, requestId: string): Promise<Principal> {
+    if (!API_KEY_PATTERN.test(presented)) throw Errors.invalidApiKey();
+    const key = await findKeyCredential(this.#pool, hashApiKey(presented));
+    const now = Date.now();
+    if (!key || key.status !== 'active' || !isRole(key.role)) throw Errors.invalidApiKey();
+    if (key.expiresAt && key.expiresAt.getTime() <= now) throw Errors.invalidApiKey();
+    this.#recordUse(key.id, key.lastUsedAt, now);
+    return {
+      actor: { type: 'api_key', keyId: key.id, userId: key.userId },
+      apiKey: { orgId: key.clientId, role: key.role },
+      requestId,
+    };
+  }
+
+  async #fromToken(token: string, requestId: string): Promise<Principal> {
+    const identity = await this.#tokens.verify(token);
+    let user = await this.#identities.findUserBySubject(identity.subject);
+    if (!user) {
+      // First sign-in: take over a user the CLI or an invitation created for this email, else create one.
+      user =
+        (identity.email && (await this.#identities.claimUserByEmail(identity.email, identity.subject))) ||
+        (await this.#identities.upsertUserBySubject({ id: newId('user'), subject: identity.subject, email: identity.email }));
+    } else if (identity.email && user.email !== identity.email) {
+      await this.#identities.updateUserEmail(user.id, identity.email);
+    }
+    return { actor: { type: 'user', userId: user.id, email: identity.email ?? user.email }, requestId };
+  }
+
+  #recordUse(keyId: string, lastUsedAt: Date | null, now: number): void {
+    if (lastUsedAt && now - lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+    const touched = this.#lastTouched.get(keyId);
+    if (touched !== undefined && now - touched < LAST_USED_RESOLUTION_MS) return;
+    this.#lastTouched.set(keyId, now);
+    if (this.#lastTouched.size > 10_000) this.#lastTouched.clear(); // bounded memory; worst case one extra write
+    touchKeyLastUsed(this.#pool, keyId).catch(() => this.#lastTouched.delete(keyId));
+  }
+}

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
+import type { JwtConfig } from '../../config.ts';
+import { Errors } from '../errors.ts';
+
+export interface VerifiedIdentity {
+  subject: string;
+  email: string | null;
+}
+
+// Asymmetric algorithms only for a JWKS: an HMAC "key" made from a public key must never verify.
+const JWKS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/**
+ * Verifies bearer tokens: against the identity provider's JWKS when configured, otherwise with the
+ * embedded development issuer's HS256 secret. `alg: none` and every other algorithm are refused.
+ */
+export class TokenVerifier {
+  readonly #config: JwtConfig;
+  readonly #key: Uint8Array | JWTVerifyGetKey;
+  readonly #algorithms: string[];
+
+  constructor(config: JwtConfig, secret: string | undefined) {
+    this.#config = config;
+    if (config.jwksUrl) {
+      this.#key = createRemoteJWKSet(new URL(config.jwksUrl), { timeoutDuration: 5000 });
+      this.#algorithms = JWKS_ALGORITHMS;
+    } else {
+      if (!secret) throw new Error('An HS256 secret is required when no JWKS URL is configured');
+      this.#key = new TextEncoder().encode(secret);
+      this.#algorithms = ['HS256'];
+    }
+  }
+
+  async verify(token: string): Promise<VerifiedIdentity> {
+    let payload;
+    try {
+      const options = { issuer: this.#config.issuer, audience: this.#config.audience, algorithms: this.#algorithms };
+      // Two calls rather than a union argument: jose overloads on the key's type.
+      payload =
+        this.#key instanceof Uint8Array
+          ? (await jwtVerify(token, this.#key, options)).payload
+          : (await jwtVerify(token, this.#key, options)).payload;
+    } catch (err) {
+      throw Errors.invalidToken(describe(err));
+    }
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw Errors.invalidToken('missing sub claim');
+    const email = typeof payload.email === 'string' && payload.email !== '' ? payload.email.toLowerCase() : null;
+    return { subject: payload.sub, email };
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof joseErrors.JWTExpired) return 'token expired';
+  if (err instanceof joseErrors.JWTClaimValidationFailed) return `claim ${err.claim} rejected`;
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'signature verification failed';
+  if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'algorithm not allowed';
+  if (err instanceof joseErrors.JWKSNoMatchingKey) return 'no matching key';
+  if (err instanceof joseErrors.JWKSTimeout) return 'identity provider keys unavailable';
+  return 'malformed token';
+}
+
+/** The embedded issuer's secret: from config, else generated once into the data directory. */
+export function resolveJwtSecret(config: JwtConfig, dataDir: string): string | undefined {
+  if (config.jwksUrl) return undefined;
+  if (config.secret) return config.secret;
+  const file = path.join(dataDir, 'jwt-secret');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (err) {
+    // Another process wrote it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
+    throw err;
+  }
+}
+
+/** Signs a development token with the embedded issuer's secret (the CLI's `auth:token`). */
+export async function signDevelopmentToken(
+  config: JwtConfig,
+  secret: string,
+  claims: { subject: string; email: string; ttlSeconds: number },
+): Promise<string> {
+  return new SignJWT({ email: claims.email })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(claims.subject)
+    .setIssuer(config.issuer)
+    .setAudience(config.audience)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + claims.ttlSeconds)
+    .sign(new TextEncoder().encode(secret));
+}

@@ -1,0 +1,22 @@
+import type { Role } from './permissions.ts';
+
+/** Who is calling: an API key (acting for the user who created it) or a signed-in user. */
+export type Actor =
+  | { type: 'api_key'; keyId: string; userId: string }
+  | { type: 'user'; userId: string; email: string | null };
+
+/** What every service call receives: the organization, the actor, its role there, the request id. */
+export interface RequestContext {
+  orgId: string;
+  actor: Actor;
+  role: Role;
+  requestId: string;
+}
+
+/** A caller identified but not bound to an organization (e.g. `GET /api/auth/me`). */
+export interface Principal {
+  actor: Actor;
+  /** For API keys: the key's organization and role. */
+  apiKey?: { orgId: string; role: Role };
+  requestId: string;
+}

@@ -1,0 +1,69 @@
+import { Errors } from './errors.ts';
+
+/**
+ * Opaque keyset cursors: base64url of the position after which the next page starts
+ * (the sort value and the id that breaks ties). Lists never use OFFSET, so pages stay
+ * stable while rows are inserted.
+ */
+export interface KeysetPosition {
+  /** The sort column's value of the last row returned (ISO string for timestamps). */
+  value: string | number | null;
+  id: string;
+}
+
+export function encodeCursor(position: KeysetPosition): string {
+  return Buffer.from(JSON.stringify([position.value, position.id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): KeysetPosition {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[1] === 'string' &&
+      (parsed[0] === null || typeof parsed[0] === 'string' || typeof parsed[0] === 'number')
+    ) {
+      return { value: parsed[0], id: parsed[1] };
+    }
+  } catch {
+    // fall through: any undecodable cursor is the caller's mistake
+  }
+  throw Errors.invalidCursor();
+}
+
+/** Decodes a cursor whose sort value must be a timestamp. */
+export function decodeTimeCursor(cursor: string): { at: Date; id: string } {
+  const { value, id } = decodeCursor(cursor);
+  const at = typeof value === 'string' ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(at.getTime())) throw Errors.invalidCursor();
+  return { at, id };
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+  hasMore: boolean;
+  totalCount?: number;
+}
+
+/**
+ * Turns `limit + 1` fetched rows into a page: the extra row only says whether more exist.
+ */
+export function toPage<R, T>(
+  rows: R[],
+  limit: number,
+  position: (row: R) => KeysetPosition,
+  map: (row: R) => T,
+  totalCount?: number,
+): Page<T> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return {
+    items: pageRows.map(map),
+    nextCursor: hasMore && last ? encodeCursor(position(last)) : null,
+    hasMore,
+    totalCount,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The one error catalogue. Services throw these; the error handler renders them as
+ * `{detail, code, errors?}` with the status of `spec/decisions.md`. Nothing else writes error bodies.
+ */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly status: number;
+  readonly code: string;
+  readonly errors: FieldError[] | undefined;
+  /** Extra response headers (e.g. Retry-After on 429). */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(status: number, code: string, detail: string, errors?: FieldError[], headers?: Record<string, string>) {
+    super(detail);
+    this.status = status;
+    this.code = code;
+    this.errors = errors;
+    this.headers = headers;
+  }
+
+  get detail(): string {
+    return this.message;
+  }
+}
+
+export const Errors = {
+  validation: (detail: string, errors?: FieldError[]) => new AppError(400, 'validation_error', detail, errors),
+  invalidCursor: () => new AppError(400, 'invalid_cursor', 'The cursor is not valid for this list'),
+  organizationRequired: () =>
+    new AppError(400, 'organization_required', 'The X-Organization-Id header is required'),
+
+  unauthenticated: () =>
+    new AppError(401, 'unauthenticated', 'Authentication required: send X-API-Key or Authorization: Bearer <token>'),
+  invalidApiKey: () => new AppError(401, 'invalid_api_key', 'The API key is invalid, revoked or expired'),
+  invalidToken: (reason: string) => new AppError(401, 'invalid_token', `The bearer token is not valid: ${reason}`),
+
+  forbidden: (detail: string) => new AppError(403, 'forbidden', detail),
+  organizationForbidden: () =>
+    new AppError(403, 'organization_forbidden', 'The credential does not give access to this organization'),
+  permissionDenied: (permission: string, role: string) =>
+    new AppError(403, 'permission_denied', `Role ${role} lacks the permission ${permission}`),
+  roleTooHigh: (what: string) => new AppError(403, 'role_too_high', `The ${what} is above the caller's role`),
+
+  notFound: (resource: string) => new AppError(404, 'not_found', `${resource} not found`),
+  routeNotFound: (method: string, url: string) => new AppError(404, 'route_not_found', `Route ${method} ${url} not found`),
+
+  conflict: (code: string, detail: string) => new AppError(409, code, detail),
+  payloadTooLarge: (detail: string) => new AppError(413, 'payload_too_large', detail),
+  unsupportedMediaType: (detail: string) => new AppError(415, 'unsupported_media_type', detail),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError(429, 'rate_limited', 'Too many requests', undefined, { 'retry-after': String(retryAfterSeconds) }),
+  unavailable: (detail: string) => new AppError(503, 'unavailable', detail),
+  internal: () => new AppError(500, 'internal_error', 'Internal server error'),
+} as const;

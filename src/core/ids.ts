@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+
+/** Resource id prefixes of `spec/decisions.md`; each is followed by 12 lowercase hex characters. */
+export type IdPrefix = 'org' | 'user' | 'agent' | 'tool' | 'intg' | 'phon' | 'apikey' | 'inv' | 'txn' | 'cs';
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}
+
+/** Documents carry 16 hex characters. */
+export function newDocumentId(): string {
+  return `doc_${randomBytes(8).toString('hex')}`;
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniform random base62 string (rejection sampling keeps every character equally likely). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+/** Calls: `call_` followed by 20 letters and digits. */
+export function newCallSid(): string {
+  return `call_${randomBase62(20)}`;
+}
+
+export const idPattern = (prefix: IdPrefix) => `^${prefix}_[a-f0-9]{12}$`;
+export const DOCUMENT_ID_PATTERN = '^doc_[a-f0-9]{12,}$';
+export const CALL_SID_PATTERN = '^call_[A-Za-z0-9]+$';
+
+export function isId(prefix: IdPrefix, value: string): boolean {
+  return new RegExp(idPattern(prefix)).test(value);
+}

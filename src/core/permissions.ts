@@ -1,0 +1,63 @@
+/**
+ * Roles and permissions as data, in one place (`spec/decisions.md` section 2).
+ * Roles, highest first: admin > agent_manager > user.
+ */
+export const ROLES = ['admin', 'agent_manager', 'user'] as const;
+export type Role = (typeof ROLES)[number];
+
+const RANK: Record<Role, number> = { admin: 3, agent_manager: 2, user: 1 };
+
+export function roleRank(role: Role): number {
+  return RANK[role];
+}
+
+/** True when `role` is not above `ceiling` (a caller may grant or revoke up to its own role). */
+export function roleAtMost(role: Role, ceiling: Role): boolean {
+  return RANK[role] <= RANK[ceiling];
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+const ALL: readonly Role[] = ROLES;
+const MANAGERS: readonly Role[] = ['admin', 'agent_manager'];
+const ADMINS: readonly Role[] = ['admin'];
+
+const READ_RESOURCES = [
+  'agents', 'kb', 'integrations', 'phone_numbers', 'tools', 'calls', 'analytics', 'api_keys', 'invitations', 'billing', 'members',
+] as const;
+const MANAGED_RESOURCES = ['agents', 'kb', 'tools', 'phone_numbers', 'integrations'] as const;
+
+function table(): Record<string, readonly Role[]> {
+  const permissions: Record<string, readonly Role[]> = {};
+  for (const resource of READ_RESOURCES) permissions[`${resource}:read`] = ALL;
+  for (const resource of MANAGED_RESOURCES) {
+    for (const action of ['create', 'update', 'delete']) permissions[`${resource}:${action}`] = MANAGERS;
+  }
+  permissions['api_keys:create'] = MANAGERS;
+  permissions['api_keys:delete'] = MANAGERS;
+  permissions['integrations:validate'] = ALL;
+  permissions['invitations:create'] = ADMINS;
+  permissions['invitations:delete'] = ADMINS;
+  permissions['members:update'] = ADMINS;
+  permissions['members:delete'] = ADMINS;
+  permissions['billing:purchase'] = ADMINS;
+  permissions['calls:write'] = MANAGERS;
+  return permissions;
+}
+
+export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = Object.freeze(table());
+export type Permission = keyof typeof PERMISSIONS & string;
+
+export function hasPermission(role: Role, permission: string): boolean {
+  const allowed = PERMISSIONS[permission];
+  if (!allowed) throw new Error(`Unknown permission ${permission}`);
+  return allowed.includes(role);
+}
+
+export function rolesFor(permission: string): readonly Role[] {
+  const allowed = PERMISSIONS[permission];
+  if (!allowed) throw new Error(`Unknown permission ${permission}`);
+  return allowed;
+}

@@ -1,0 +1,94 @@
+import { Type, type TSchema } from 'typebox';
+
+/** Shapes shared by every route, so the OpenAPI document and the responses cannot drift. */
+
+export const ErrorBody = Type.Object(
+  {
+    detail: Type.String({ description: 'For people' }),
+    code: Type.String({ description: 'Stable snake_case word for programs' }),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+        description: 'Request-validation failures, field by field',
+      }),
+    ),
+  },
+  { $id: 'ErrorBody', title: 'Error' },
+);
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request (validation, cursor, missing X-Organization-Id)',
+  401: 'Missing or invalid credential',
+  403: 'Not allowed (role, organization)',
+  404: 'Not found',
+  409: 'Conflict with the current state',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  429: 'Rate limited',
+  500: 'Internal server error',
+  503: 'Service unavailable',
+};
+
+/** Response entries for the given error statuses, all rendering the error body. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const status of statuses) {
+    out[status] = Type.Ref('ErrorBody', { description: ERROR_DESCRIPTIONS[status] ?? 'Error' }) as TSchema;
+  }
+  return out;
+}
+
+/** Errors every organization-scoped route can answer with. */
+export const ORG_ROUTE_ERRORS = [400, 401, 403, 500];
+
+export const Timestamp = Type.String({ format: 'date-time' });
+export const NullableTimestamp = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export function envelope<T extends TSchema>(data: T) {
+  return Type.Object({ success: Type.Boolean(), message: Type.Optional(Type.String()), data });
+}
+
+export const Pagination = Type.Object({
+  next_cursor: Nullable(Type.String()),
+  has_more: Type.Boolean(),
+  page_size: Type.Integer(),
+  total_count: Type.Optional(Type.Integer()),
+});
+
+export function listEnvelope<T extends TSchema>(item: T) {
+  return Type.Object({ success: Type.Boolean(), data: Type.Array(item), pagination: Pagination });
+}
+
+export const MessageEnvelope = Type.Object({ success: Type.Boolean(), message: Type.String() });
+
+/** Query of lists paged with `page_size` (agents, keys, documents...). */
+export function pageQuery(defaultSize: number) {
+  return {
+    page_size: Type.Integer({ minimum: 1, maximum: 100, default: defaultSize }),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page' })),
+  };
+}
+
+export const OrganizationHeader = Type.Object({
+  'x-organization-id': Type.Optional(Type.String({ description: 'Organization the request acts in (required)' })),
+});
+
+/** Renders a page from a service as the list envelope. */
+export function pageBody<T>(page: { items: T[]; nextCursor: string | null; hasMore: boolean; totalCount?: number }) {
+  return {
+    success: true,
+    data: page.items,
+    pagination: {
+      next_cursor: page.nextCursor,
+      has_more: page.hasMore,
+      page_size: page.items.length,
+      ...(page.totalCount === undefined ? {} : { total_count: page.totalCount }),
+    },
+  };
+}
+
+export function iso(value: Date): string;
+export function iso(value: Date | null): string | null;
+export function iso(value: Date | null): string | null {
+  return value ? value.toISOString() : null;
+}

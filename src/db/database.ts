@@ -1,0 +1,97 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import * as schema from './schema/index.ts';
+import { runningEmbeddedSocket, startEmbedded, type EmbeddedServer } from './embedded.ts';
+
+export type Db = NodePgDatabase<typeof schema>;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Anything a repository can run queries on: the database or an open transaction. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  pool: pg.Pool;
+  db: Db;
+  kind: 'embedded' | 'server';
+  close(): Promise<void>;
+}
+
+// Counts and sums come back as int8/numeric strings; the values we store fit a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
+
+// Connections kept beside the app's pool on the embedded socket: the job queue and the CLI.
+const EXTRA_EMBEDDED_CONNECTIONS = 10;
+
+function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void>): Database {
+  pool.on('error', () => {}); // an idle client's error (server restart) must not crash the process
+  return {
+    pool,
+    db: drizzle({ client: pool, schema }),
+    kind,
+    async close() {
+      await pool.end();
+      await onClose();
+    },
+  };
+}
+
+export interface OpenOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  poolSize: number;
+  /**
+   * For commands that may run beside the server: when a live server owns the data directory,
+   * connect through its socket instead of opening the directory.
+   */
+  shareRunningServer?: boolean;
+  /** How long an idle pooled connection stays open (pg's default: 10 s). */
+  idleTimeoutMs?: number;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, idleTimeoutMillis: options.idleTimeoutMs });
+    return wrap(pool, 'server', async () => {});
+  }
+  if (options.shareRunningServer) {
+    const socketDir = runningEmbeddedSocket(options.dataDir);
+    if (socketDir) return wrap(socketPool(socketDir, Math.min(options.poolSize, 2)), 'embedded', async () => {});
+  }
+  const server = await startEmbedded({
+    dataDir: options.dataDir,
+    maxConnections: options.poolSize + EXTRA_EMBEDDED_CONNECTIONS,
+  });
+  return wrap(socketPool(server.socketDir, options.poolSize), 'embedded', () => server.close());
+}
+
+/**
+ * An in-memory embedded database (tests): the same socket, the same driver, nothing on disk.
+ * Its listener does not hold the process open, so a test run ends once its connections go idle.
+ */
+export async function openMemoryDatabase(socketDir: string, poolSize: number, idleTimeoutMs?: number): Promise<Database> {
+  const server: EmbeddedServer = await startEmbedded({ socketDir, maxConnections: poolSize + EXTRA_EMBEDDED_CONNECTIONS, unref: true });
+  return wrap(socketPool(server.socketDir, poolSize, idleTimeoutMs), 'embedded', () => server.close());
+}
+
+function socketPool(socketDir: string, max: number, idleTimeoutMillis?: number): pg.Pool {
+  return new pg.Pool({ host: socketDir, user: 'postgres', database: 'postgres', max, idleTimeoutMillis });
+}
+
+/** Applies pending migrations; an advisory lock keeps concurrent starters from racing. */
+export async function runMigrations(database: Database): Promise<void> {
+  const client = await database.pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(7314001)');
+    try {
+      await migrate(drizzle({ client }), { migrationsFolder: MIGRATIONS });
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(7314001)');
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,36 @@
+import { Type } from 'typebox';
+import { NullableTimestamp, Timestamp, pageQuery } from '../../core/schemas.ts';
+
+export const RoleSchema = Type.Enum(['admin', 'agent_manager', 'user'], { description: 'admin > agent_manager > user' });
+
+export const ApiKey = Type.Object(
+  {
+    key_id: Type.String({ pattern: '^apikey_[a-f0-9]{12}$' }),
+    name: Type.String(),
+    role: RoleSchema,
+    prefix: Type.String({ description: 'First 12 characters of the key' }),
+    client_id: Type.String(),
+    user_id: Type.String({ description: 'User who created the key' }),
+    status: Type.Enum(['active', 'revoked']),
+    created_at: Timestamp,
+    last_used_at: NullableTimestamp,
+    expires_at: NullableTimestamp,
+  },
+);
+
+export const CreatedApiKey = Type.Object({
+  ...ApiKey.properties,
+  key: Type.String({ description: 'The full key (sk_ + 40 base62). Shown only in this response.' }),
+});
+
+export const CreateApiKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    role: RoleSchema,
+    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Must be in the future' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ListApiKeysQuery = Type.Object(pageQuery(50));
+export const KeyIdParams = Type.Object({ key_id: Type.String({ description: 'apikey_ + 12 hex' }) });

@@ -1,0 +1,105 @@
+import type { Db, Executor } from '../../db/database.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { Errors } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { roleAtMost, type Role } from '../../core/permissions.ts';
+import { iso } from '../../core/schemas.ts';
+import { generateApiKey } from '../../core/auth/api-key-secret.ts';
+import { ApiKeyRepository, type ApiKeyRow } from './repository.ts';
+
+export interface ApiKeyView {
+  key_id: string;
+  name: string;
+  role: Role;
+  prefix: string;
+  client_id: string;
+  user_id: string;
+  status: 'active' | 'revoked';
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+}
+
+export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
+  return {
+    key_id: row.id,
+    name: row.name,
+    role: row.role as Role,
+    prefix: row.prefix,
+    client_id: row.clientId,
+    user_id: row.userId,
+    status: row.status as ApiKeyView['status'],
+    created_at: iso(row.createdAt),
+    last_used_at: iso(row.lastUsedAt),
+    expires_at: iso(row.expiresAt),
+  };
+}
+
+/** Creates a key and returns it with its full secret, which exists only in this return value. */
+export async function issueApiKey(
+  db: Executor,
+  orgId: string,
+  input: { userId: string; name: string; role: Role; expiresAt?: Date | null },
+): Promise<{ view: ApiKeyView; key: string }> {
+  const secret = generateApiKey();
+  const row = await new ApiKeyRepository(db).insert(orgId, {
+    id: newId('apikey'),
+    userId: input.userId,
+    name: input.name,
+    role: input.role,
+    prefix: secret.prefix,
+    keyHash: secret.hash,
+    expiresAt: input.expiresAt ?? null,
+  });
+  return { view: toApiKeyView(row), key: secret.key };
+}
+
+export class ApiKeyService {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async create(ctx: RequestContext, input: { name: string; role: Role; expires_at?: string }) {
+    if (!roleAtMost(input.role, ctx.role)) throw Errors.roleTooHigh('requested role');
+    let expiresAt: Date | null = null;
+    if (input.expires_at !== undefined) {
+      expiresAt = new Date(input.expires_at);
+      if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) {
+        throw Errors.validation('expires_at must be in the future', [{ path: 'body.expires_at', message: 'must be in the future' }]);
+      }
+    }
+    const { view, key } = await issueApiKey(this.#db, ctx.orgId, {
+      userId: ctx.actor.userId,
+      name: input.name,
+      role: input.role,
+      expiresAt,
+    });
+    return { ...view, key };
+  }
+
+  async list(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<ApiKeyView>> {
+    const repo = new ApiKeyRepository(this.#db);
+    const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
+    const [rows, total] = await Promise.all([repo.list(ctx.orgId, query.page_size + 1, before), repo.count(ctx.orgId)]);
+    return toPage(rows, query.page_size, (r) => ({ value: r.createdAt.toISOString(), id: r.id }), toApiKeyView, total);
+  }
+
+  async get(ctx: RequestContext, keyId: string): Promise<ApiKeyView> {
+    const row = await new ApiKeyRepository(this.#db).findById(ctx.orgId, keyId);
+    if (!row) throw Errors.notFound('API key');
+    return toApiKeyView(row);
+  }
+
+  /** Revokes a key of the organization whose role is not above the caller's; idempotent. */
+  async revoke(ctx: RequestContext, keyId: string): Promise<ApiKeyView> {
+    return this.#db.transaction(async (tx) => {
+      const repo = new ApiKeyRepository(tx);
+      const row = await repo.findById(ctx.orgId, keyId);
+      if (!row) throw Errors.notFound('API key');
+      if (!roleAtMost(row.role as Role, ctx.role)) throw Errors.roleTooHigh("key's role");
+      return toApiKeyView((await repo.revoke(ctx.orgId, keyId))!);
+    });
+  }
+}

@@ -1,0 +1,122 @@
+import { and, asc, count, eq, gt, isNull, or } from 'drizzle-orm';
+import type { Executor } from '../../db/database.ts';
+import { memberships, organizations, users } from '../../db/schema/index.ts';
+import type { Role } from '../../core/permissions.ts';
+
+export type OrganizationRow = typeof organizations.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+export interface MemberRow {
+  userId: string;
+  email: string | null;
+  role: string;
+  createdAt: Date;
+}
+
+/** Organizations, users and memberships. Membership queries take the organization id first. */
+export class OrganizationRepository {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  async insertOrganization(row: { id: string; name: string }): Promise<OrganizationRow> {
+    const [org] = await this.#db.insert(organizations).values(row).returning();
+    return org!;
+  }
+
+  async findOrganization(orgId: string): Promise<OrganizationRow | undefined> {
+    const [org] = await this.#db.select().from(organizations).where(eq(organizations.id, orgId));
+    return org;
+  }
+
+  async countOrganizations(): Promise<number> {
+    const [row] = await this.#db.select({ n: count() }).from(organizations);
+    return row?.n ?? 0;
+  }
+
+  async insertMembership(orgId: string, userId: string, role: Role): Promise<void> {
+    await this.#db.insert(memberships).values({ clientId: orgId, userId, role });
+  }
+
+  async findMembershipRole(orgId: string, userId: string): Promise<string | undefined> {
+    const [row] = await this.#db
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.clientId, orgId), eq(memberships.userId, userId)));
+    return row?.role;
+  }
+
+  /** Members ordered by join time then id; `after` is the keyset position of the previous page. */
+  async listMembers(orgId: string, limit: number, after?: { at: Date; id: string }): Promise<MemberRow[]> {
+    const keyset = after
+      ? or(gt(memberships.createdAt, after.at), and(eq(memberships.createdAt, after.at), gt(memberships.userId, after.id)))
+      : undefined;
+    return this.#db
+      .select({ userId: memberships.userId, email: users.email, role: memberships.role, createdAt: memberships.createdAt })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(and(eq(memberships.clientId, orgId), keyset))
+      .orderBy(asc(memberships.createdAt), asc(memberships.userId))
+      .limit(limit);
+  }
+
+  async countMembers(orgId: string): Promise<number> {
+    const [row] = await this.#db.select({ n: count() }).from(memberships).where(eq(memberships.clientId, orgId));
+    return row?.n ?? 0;
+  }
+
+  /** Every organization the user belongs to, with its name and the user's role. */
+  async membershipsOfUser(userId: string) {
+    return this.#db
+      .select({ organizationId: organizations.id, name: organizations.name, role: memberships.role, joinedAt: memberships.createdAt })
+      .from(memberships)
+      .innerJoin(organizations, eq(organizations.id, memberships.clientId))
+      .where(eq(memberships.userId, userId))
+      .orderBy(asc(memberships.createdAt));
+  }
+
+  async insertUser(row: { id: string; subject: string | null; email: string | null }): Promise<UserRow> {
+    const [user] = await this.#db.insert(users).values(row).returning();
+    return user!;
+  }
+
+  async findUser(userId: string): Promise<UserRow | undefined> {
+    const [user] = await this.#db.select().from(users).where(eq(users.id, userId));
+    return user;
+  }
+
+  async findUserBySubject(subject: string): Promise<UserRow | undefined> {
+    const [user] = await this.#db.select().from(users).where(eq(users.subject, subject));
+    return user;
+  }
+
+  /** Inserts the user for a subject, or returns the one a concurrent request inserted first. */
+  async upsertUserBySubject(row: { id: string; subject: string; email: string | null }): Promise<UserRow> {
+    const [inserted] = await this.#db.insert(users).values(row).onConflictDoNothing().returning();
+    return inserted ?? (await this.findUserBySubject(row.subject))!;
+  }
+
+  /**
+   * Binds a subject to a user created by email alone (CLI, invitation) who has not signed in yet.
+   * Returns undefined when there is no such user.
+   */
+  async claimUserByEmail(email: string, subject: string): Promise<UserRow | undefined> {
+    const [candidate] = await this.#db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.email, email), isNull(users.subject)))
+      .orderBy(asc(users.createdAt))
+      .limit(1);
+    if (!candidate) return undefined;
+    const [claimed] = await this.#db
+      .update(users)
+      .set({ subject, updatedAt: new Date() })
+      .where(and(eq(users.id, candidate.id), isNull(users.subject)))
+      .returning();
+    return claimed;
+  }
+
+  async updateUserEmail(userId: string, email: string): Promise<void> {
+    await this.#db.update(users).set({ email, updatedAt: new Date() }).where(eq(users.id, userId));
+  }
+}

@@ -1,0 +1,34 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ORG_ROUTE_ERRORS, envelope, errorResponses, listEnvelope, OrganizationHeader, pageBody } from '../../core/schemas.ts';
+import { CreateOrganizationBody, ListMembersQuery, Me, Member, Organization } from './schemas.ts';
+import type { OrganizationService } from './service.ts';
+
+const tags = ['Organizations'];
+
+export function organizationRoutes(service: OrganizationService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post('/api/auth/organizations', {
+      config: { auth: 'principal' },
+      schema: {
+        tags, summary: 'Create an organization; the caller becomes its admin', body: CreateOrganizationBody,
+        response: { 200: envelope(Organization), ...errorResponses(400, 401, 500) },
+      },
+    }, async (req) => ({ success: true, message: 'Organization created', data: await service.create(req.principal, req.body) }));
+
+    app.get('/api/auth/me', {
+      config: { auth: 'principal' },
+      schema: {
+        tags, summary: 'The calling user and the organizations they belong to',
+        response: { 200: envelope(Me), ...errorResponses(401, 404, 500) },
+      },
+    }, async (req) => ({ success: true, data: await service.me(req.principal) }));
+
+    app.get('/api/auth/organizations/members', {
+      config: { permission: 'members:read' },
+      schema: {
+        tags, summary: 'Members of the organization, oldest first', headers: OrganizationHeader, querystring: ListMembersQuery,
+        response: { 200: listEnvelope(Member), ...errorResponses(...ORG_ROUTE_ERRORS) },
+      },
+    }, async (req) => pageBody(await service.listMembers(req.ctx, req.query)));
+  };
+}

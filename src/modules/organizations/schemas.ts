@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+import { Nullable, Timestamp, pageQuery } from '../../core/schemas.ts';
+import { RoleSchema } from '../api-keys/schemas.ts';
+
+export const Organization = Type.Object({
+  organization_id: Type.String({ pattern: '^org_[a-f0-9]{12}$' }),
+  name: Type.String(),
+  role: RoleSchema,
+  created_at: Timestamp,
+});
+
+export const CreateOrganizationBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
+
+export const Me = Type.Object({
+  user_id: Type.String(),
+  email: Nullable(Type.String()),
+  created_at: Timestamp,
+  authenticated_with: Type.Union([Type.Literal('api_key'), Type.Literal('user')]),
+  api_key: Type.Optional(Type.Object({ key_id: Type.String(), client_id: Type.String(), role: RoleSchema })),
+  organizations: Type.Array(
+    Type.Object({ organization_id: Type.String(), name: Type.String(), role: RoleSchema, joined_at: Timestamp }),
+  ),
+});
+
+export const Member = Type.Object({
+  user_id: Type.String(),
+  email: Nullable(Type.String()),
+  role: RoleSchema,
+  joined_at: Timestamp,
+});
+
+export const ListMembersQuery = Type.Object(pageQuery(50));

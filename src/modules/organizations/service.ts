@@ -1,0 +1,108 @@
+import type { Db, Executor } from '../../db/database.ts';
+import type { Principal, RequestContext } from '../../core/context.ts';
+import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { Errors } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import type { Role } from '../../core/permissions.ts';
+import { iso } from '../../core/schemas.ts';
+import { issueApiKey, type ApiKeyView } from '../api-keys/service.ts';
+import { OrganizationRepository, type MemberRow, type OrganizationRow } from './repository.ts';
+
+export interface OrganizationView {
+  organization_id: string;
+  name: string;
+  role: Role;
+  created_at: string;
+}
+
+export interface MemberView {
+  user_id: string;
+  email: string | null;
+  role: Role;
+  joined_at: string;
+}
+
+/** What the CLI and first-run bootstrap print: a new organization and its first admin key. */
+export interface ProvisionedOrganization {
+  organization_id: string;
+  user_id: string;
+  api_key: { key_id: string; key: string; role: Role };
+}
+
+const toMemberView = (row: MemberRow): MemberView => ({
+  user_id: row.userId,
+  email: row.email,
+  role: row.role as Role,
+  joined_at: iso(row.createdAt),
+});
+
+/** Creates organization, user (unless given) and admin membership: the caller owns the transaction. */
+async function createOrganizationIn(tx: Executor, name: string, userId: string): Promise<OrganizationRow> {
+  const repo = new OrganizationRepository(tx);
+  const org = await repo.insertOrganization({ id: newId('org'), name });
+  await repo.insertMembership(org.id, userId, 'admin');
+  return org;
+}
+
+/**
+ * A new organization with a new admin user (email optional) and an admin API key, in one
+ * transaction: used by `switchboard org:create` and the first-run bootstrap.
+ */
+export async function provisionOrganization(db: Db, input: { name: string; email?: string | null }): Promise<ProvisionedOrganization> {
+  return db.transaction((tx) => provisionOrganizationIn(tx, input));
+}
+
+export async function provisionOrganizationIn(tx: Executor, input: { name: string; email?: string | null }): Promise<ProvisionedOrganization> {
+  const email = input.email ? input.email.toLowerCase() : null;
+  const user = await new OrganizationRepository(tx).insertUser({ id: newId('user'), subject: null, email });
+  const org = await createOrganizationIn(tx, input.name, user.id);
+  const { view, key } = await issueApiKey(tx, org.id, { userId: user.id, name: 'Admin key', role: 'admin' });
+  return { organization_id: org.id, user_id: user.id, api_key: { key_id: view.key_id, key, role: 'admin' } };
+}
+
+export class OrganizationService {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  /** The calling user creates an organization and becomes its admin. */
+  async create(principal: Principal, input: { name: string }): Promise<OrganizationView> {
+    const org = await this.#db.transaction((tx) => createOrganizationIn(tx, input.name, principal.actor.userId));
+    return { organization_id: org.id, name: org.name, role: 'admin', created_at: iso(org.createdAt) };
+  }
+
+  async me(principal: Principal) {
+    const repo = new OrganizationRepository(this.#db);
+    const user = await repo.findUser(principal.actor.userId);
+    if (!user) throw Errors.notFound('User');
+    const memberships = await repo.membershipsOfUser(user.id);
+    return {
+      user_id: user.id,
+      email: user.email,
+      created_at: iso(user.createdAt),
+      authenticated_with: principal.actor.type,
+      ...(principal.actor.type === 'api_key'
+        ? { api_key: { key_id: principal.actor.keyId, client_id: principal.apiKey!.orgId, role: principal.apiKey!.role } }
+        : {}),
+      organizations: memberships.map((m) => ({
+        organization_id: m.organizationId,
+        name: m.name,
+        role: m.role as Role,
+        joined_at: iso(m.joinedAt),
+      })),
+    };
+  }
+
+  async listMembers(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<MemberView>> {
+    const repo = new OrganizationRepository(this.#db);
+    const after = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
+    const [rows, total] = await Promise.all([
+      repo.listMembers(ctx.orgId, query.page_size + 1, after),
+      repo.countMembers(ctx.orgId),
+    ]);
+    return toPage(rows, query.page_size, (r) => ({ value: r.createdAt.toISOString(), id: r.userId }), toMemberView, total);
+  }
+}
+
+export type { ApiKeyView };

@@ -1,0 +1,64 @@
+import { ConfigError, loadConfig } from './config.ts';
+import { buildApp } from './app.ts';
+import { openDatabase, runMigrations } from './db/database.ts';
+import { DataDirLockedError } from './db/lock.ts';
+import { resolveJwtSecret } from './core/auth/tokens.ts';
+import { bootstrapIfEmpty } from './modules/organizations/bootstrap.ts';
+
+/** Process entry: config, database, migrations, first-run bootstrap, listen, graceful shutdown. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+  });
+  await runMigrations(database);
+  const jwtSecret = resolveJwtSecret(config.jwt, config.dataDir);
+  const app = await buildApp({ config, database, jwtSecret });
+
+  if (config.bootstrap) {
+    const created = await bootstrapIfEmpty(database.db, config.dataDir);
+    if (created) {
+      // Printed once, on the first start only; bootstrap.json keeps it for the operator.
+      process.stdout.write(
+        `\nFirst run: created organization "Default"\n` +
+          `  X-Organization-Id: ${created.organization_id}\n` +
+          `  X-API-Key:         ${created.api_key.key}  (role admin)\n` +
+          `  saved to ${config.dataDir}/bootstrap.json (mode 0600)\n\n`,
+      );
+    }
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) {
+      app.log.warn(`${signal} again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    app.log.info(`${signal}: finishing in-flight requests`);
+    try {
+      await app.close(); // stops accepting, waits for in-flight requests
+      await database.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`database: ${database.kind === 'embedded' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL server'}`);
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+    process.stderr.write(`switchboard: ${err.message}\n`);
+  } else {
+    process.stderr.write(`switchboard: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { ROLES, rolesFor } from '../../src/core/permissions.ts';
+import { ApiKeyRepository } from '../../src/modules/api-keys/repository.ts';
+import { issueApiKey } from '../../src/modules/api-keys/service.ts';
+import { testEnv } from './env.ts';
+import { createOrg, keyHeaders, userToken, type TestOrg } from './fixtures.ts';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface MatrixRoute {
+  method: Method;
+  /** The route's path for a record of `org` (called afresh for every request, so deletes get their own). */
+  path: (org: TestOrg) => string | Promise<string>;
+  body?: (org: TestOrg) => unknown;
+  headers?: Record<string, string>;
+  /** The permission the route requires; the matrix checks each role against the table. */
+  permission: string;
+  /** A record of another organization named from this one: 404, or 403 where the specification says so. */
+  foreignStatus?: 403 | 404;
+}
+
+async function send(route: MatrixRoute, org: TestOrg, headers: Record<string, string>, path?: string) {
+  const { app } = await testEnv();
+  const body = route.body?.(org);
+  return app.inject({
+    method: route.method,
+    url: path ?? (await route.path(org)),
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...route.headers, ...headers },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+}
+
+function expectError(res: { statusCode: number; json(): any }, status: number, code: string) {
+  assert.equal(res.statusCode, status, `expected ${status} ${code}, got ${res.statusCode}: ${JSON.stringify(res.json())}`);
+  const body = res.json();
+  assert.equal(body.code, code);
+  assert.equal(typeof body.detail, 'string');
+}
+
+/**
+ * The shared authentication and tenancy checks every organization-scoped endpoint runs:
+ * no credential, bad key, revoked and expired keys, bad token, missing and foreign
+ * X-Organization-Id, the role table, and another organization's record.
+ */
+export function runAuthMatrix(route: MatrixRoute): void {
+  describe(`auth matrix: ${route.method} ${route.permission}`, () => {
+    let org: TestOrg;
+    let other: TestOrg;
+    before(async () => {
+      org = await createOrg();
+      other = await createOrg();
+    });
+
+    test('no credential → 401', async () => {
+      expectError(await send(route, org, { 'x-organization-id': org.orgId }), 401, 'unauthenticated');
+    });
+
+    test('unknown or malformed API key → 401', async () => {
+      expectError(await send(route, org, keyHeaders(org, `sk_${'A'.repeat(40)}`)), 401, 'invalid_api_key');
+      expectError(await send(route, org, keyHeaders(org, 'not-a-key')), 401, 'invalid_api_key');
+    });
+
+    test('revoked and expired keys → 401', async () => {
+      const { database } = await testEnv();
+      const revoked = await issueApiKey(database.db, org.orgId, { userId: org.userId, name: 'revoked', role: 'admin' });
+      await new ApiKeyRepository(database.db).revoke(org.orgId, revoked.view.key_id);
+      expectError(await send(route, org, keyHeaders(org, revoked.key)), 401, 'invalid_api_key');
+      const expired = await issueApiKey(database.db, org.orgId, {
+        userId: org.userId, name: 'expired', role: 'admin', expiresAt: new Date(Date.now() - 1000),
+      });
+      expectError(await send(route, org, keyHeaders(org, expired.key)), 401, 'invalid_api_key');
+    });
+
+    test('bad bearer token → 401', async () => {
+      const forged = await userToken({ sub: 'someone' }, { secret: 'not-the-secret-of-this-deployment-000000' });
+      expectError(await send(route, org, { authorization: `Bearer ${forged}`, 'x-organization-id': org.orgId }), 401, 'invalid_token');
+    });
+
+    test('missing X-Organization-Id → 400', async () => {
+      expectError(await send(route, org, { 'x-api-key': org.keys.admin }), 400, 'organization_required');
+    });
+
+    test("another organization's X-Organization-Id → 403", async () => {
+      expectError(await send(route, org, { 'x-api-key': other.keys.admin, 'x-organization-id': org.orgId }), 403, 'organization_forbidden');
+      const outsider = await userToken({ sub: `outsider-${org.orgId}` });
+      expectError(await send(route, org, { authorization: `Bearer ${outsider}`, 'x-organization-id': org.orgId }), 403, 'organization_forbidden');
+    });
+
+    test('roles follow the permission table', async () => {
+      const allowed = rolesFor(route.permission);
+      for (const role of ROLES) {
+        const res = await send(route, org, keyHeaders(org, org.keys[role]));
+        if (allowed.includes(role)) {
+          assert.ok(res.statusCode < 500 && res.json()?.code !== 'permission_denied', `${role} should pass: ${res.statusCode} ${res.body}`);
+          assert.notEqual(res.statusCode, 401);
+        } else {
+          expectError(res, 403, 'permission_denied');
+        }
+      }
+    });
+
+    if (route.foreignStatus) {
+      test(`another organization's record → ${route.foreignStatus}`, async () => {
+          const foreignPath = await route.path(other);
+        const res = await send(route, org, keyHeaders(org, org.keys.admin), foreignPath);
+        assert.equal(res.statusCode, route.foreignStatus, res.body);
+        assert.equal(typeof res.json().detail, 'string');
+      });
+    }
+  });
+}

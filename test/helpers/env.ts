@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDatabase, openMemoryDatabase, runMigrations, type Database } from '../../src/db/database.ts';
+
+/**
+ * One database and one app per test run (the runner uses --test-isolation=none, so every file
+ * shares this module). The embedded database costs seconds to create; tests isolate themselves
+ * by creating their own organizations instead. DATABASE_URL selects a PostgreSQL server.
+ */
+export interface TestEnv {
+  app: FastifyInstance;
+  database: Database;
+  config: Config;
+  jwtSecret: string;
+  tmpDir: string;
+}
+
+export const TEST_JWT_SECRET = 'test-secret-for-the-embedded-issuer-0123456789';
+
+let pending: Promise<TestEnv> | undefined;
+// Idle connections close soon after the last test, so the runner reaches the global teardown.
+const IDLE_MS = 300;
+
+export function testConfig(tmpDir: string, overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    DATA_DIR: path.join(tmpDir, 'data'),
+    JWT_SECRET: TEST_JWT_SECRET,
+    LOG_LEVEL: 'silent',
+    BOOTSTRAP: 'false',
+    PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
+    ...overrides,
+  });
+}
+
+async function create(): Promise<TestEnv> {
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbt-'));
+  const config = testConfig(tmpDir);
+  const database = process.env.DATABASE_URL
+    ? await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: config.dataDir, poolSize: 10, idleTimeoutMs: IDLE_MS })
+    : await openMemoryDatabase(tmpDir, 10, IDLE_MS);
+  await runMigrations(database);
+  const app = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, logger: false });
+  return { app, database, config, jwtSecret: TEST_JWT_SECRET, tmpDir };
+}
+
+export function testEnv(): Promise<TestEnv> {
+  pending ??= create();
+  return pending;
+}
+
+/** Called once by the global teardown. */
+export async function closeTestEnv(): Promise<void> {
+  if (!pending) return;
+  const env = await pending;
+  pending = undefined;
+  await env.app.close();
+  await env.database.close();
+  fs.rmSync(env.tmpDir, { recursive: true, force: true });
+}

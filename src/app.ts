@@ -29,6 +29,21 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 const SECURITY: Array<Record<string, string[]>> = [{ ApiKeyAuth: [] }, { BearerAuth: [] }];
 
+/**
+ * `Content-Type: application/json` with no body is a request without a body (the specification's
+ * validate call sends exactly that; so do clients that set the header on every request).
+ * Non-empty bodies go through Fastify's own parser, with its prototype-poisoning protection.
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = body as string; // parseAs: 'string'
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(req, text, done);
+  });
+}
+
 /** The whole HTTP application. The server process and the tests build it the same way. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -46,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addSchema(ErrorBody);
   registerErrorHandling(app);
+  acceptEmptyJsonBodies(app);
   await app.register(helmet, { global: true });
   await app.register(swagger, {
     openapi: {
@@ -73,6 +89,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // Graceful shutdown: responses still in flight close their keep-alive connection, so the server
+  // does not wait out the keep-alive timeout of clients that would otherwise hold it open.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
   });
 
   const { database, config } = deps;

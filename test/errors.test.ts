@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { toAppError } from '../src/core/error-handler.ts';
+import { Errors } from '../src/core/errors.ts';
+import { decodeCursor, encodeCursor } from '../src/core/cursor.ts';
+import { testEnv } from './helpers/env.ts';
+import { asRole, createOrg } from './helpers/fixtures.ts';
+
+describe('error bodies', () => {
+  test('unknown route → 404 {detail, code}', async () => {
+    const { app } = await testEnv();
+    const res = await app.inject({ url: '/api/does-not-exist' });
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(Object.keys(res.json()).sort(), ['code', 'detail']);
+    assert.equal(res.json().code, 'route_not_found');
+  });
+
+  test('malformed JSON → 400 invalid_json; wrong content type → 415', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const bad = await app.inject({
+      method: 'POST', url: '/api/api-keys', headers: asRole(org, 'admin', { 'content-type': 'application/json' }), payload: '{"name":',
+    });
+    assert.equal(bad.statusCode, 400);
+    assert.equal(bad.json().code, 'invalid_json');
+    const xml = await app.inject({
+      method: 'POST', url: '/api/api-keys', headers: asRole(org, 'admin', { 'content-type': 'application/xml' }), payload: '<a/>',
+    });
+    assert.equal(xml.statusCode, 415);
+    assert.equal(xml.json().code, 'unsupported_media_type');
+  });
+
+  test('missing required fields are listed one by one', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const res = await app.inject({ method: 'POST', url: '/api/api-keys', headers: asRole(org, 'admin'), payload: {} });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json().errors.map((e: any) => e.path).sort(), ['body.name', 'body.role']);
+  });
+
+  test('unexpected errors become 500 internal_error without internals', () => {
+    const err = toAppError(new Error('connection to 10.0.0.5 failed: password authentication failed'));
+    assert.equal(err.status, 500);
+    assert.equal(err.code, 'internal_error');
+    assert.equal(err.detail, 'Internal server error');
+    assert.equal(toAppError(Errors.notFound('Agent')).status, 404);
+  });
+
+  test('every response carries a request id, and a given one is echoed', async () => {
+    const { app } = await testEnv();
+    const res = await app.inject({ url: '/api/health', headers: { 'x-request-id': 'trace-123' } });
+    assert.equal(res.headers['x-request-id'], 'trace-123');
+    const generated = await app.inject({ url: '/api/health' });
+    assert.match(String(generated.headers['x-request-id']), /^req_[a-f0-9]{16}$/);
+  });
+
+  test('cursors are opaque base64url and reject tampering', () => {
+    const cursor = encodeCursor({ value: '2026-01-01T00:00:00.000Z', id: 'agent_0123456789ab' });
+    assert.match(cursor, /^[A-Za-z0-9_-]+$/);
+    assert.deepEqual(decodeCursor(cursor), { value: '2026-01-01T00:00:00.000Z', id: 'agent_0123456789ab' });
+    assert.throws(() => decodeCursor('e30'), (e: any) => e.code === 'invalid_cursor');
+    assert.throws(() => decodeCursor('!!!'), (e: any) => e.code === 'invalid_cursor');
+  });
+});
+
+describe('service routes', () => {
+  test('health and readiness', async () => {
+    const { app } = await testEnv();
+    assert.deepEqual((await app.inject({ url: '/api/health' })).json(), { status: 'ok' });
+    assert.deepEqual((await app.inject({ url: '/api/ready' })).json(), { status: 'ready' });
+  });
+
+  test('the OpenAPI document lists every route with its security and error shapes; the docs page renders it', async () => {
+    const { app } = await testEnv();
+    const doc = (await app.inject({ url: '/api/openapi.json' })).json();
+    assert.equal(doc.openapi, '3.1.0');
+    assert.ok(doc.components.securitySchemes.ApiKeyAuth);
+    assert.ok(doc.components.securitySchemes.BearerAuth);
+    const routes = app.printRoutes({ commonPrefix: false });
+    for (const [path, method] of [
+      ['/api/api-keys', 'post'], ['/api/api-keys', 'get'], ['/api/api-keys/{key_id}', 'get'], ['/api/api-keys/{key_id}', 'delete'],
+      ['/api/auth/organizations', 'post'], ['/api/auth/me', 'get'], ['/api/auth/organizations/members', 'get'],
+      ['/api/health', 'get'], ['/api/ready', 'get'],
+    ] as const) {
+      const op = doc.paths[path]?.[method];
+      assert.ok(op, `${method} ${path} documented`);
+      assert.ok(op.responses['200'], `${method} ${path} has its 200`);
+      if (!path.startsWith('/api/health') && !path.startsWith('/api/ready')) {
+        assert.ok(op.security?.length === 2, `${method} ${path} names its credentials`);
+        assert.ok(op.responses['401'], `${method} ${path} documents 401`);
+      }
+    }
+    assert.ok(routes.includes('/api/api-keys'));
+    const page = await app.inject({ url: '/api/docs' });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-type']), /text\/html/);
+    assert.ok(page.body.includes('/api/api-keys/{key_id}'));
+  });
+});

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+
+const root = path.resolve(import.meta.dirname, '..');
+const run = promisify(execFile);
+
+/** The server as a newcomer starts it: the embedded database in a fresh DATA_DIR, nothing else. */
+function childEnv(dataDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+  delete env.DATABASE_URL;
+  delete env.JWT_SECRET;
+  return env;
+}
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  exited: Promise<number | null>;
+}
+
+async function startServer(dataDir: string): Promise<Started> {
+  const child = spawn(process.execPath, ['src/server.ts'], { cwd: root, env: childEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const check = () => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    exited.then(() => { clearTimeout(timer); reject(new Error(`server exited:\n${out}`)); });
+  });
+  return { child, url, stdout: () => out, exited };
+}
+
+async function cli(dataDir: string, ...args: string[]) {
+  return run(process.execPath, ['src/cli.ts', ...args], { cwd: root, env: childEnv(dataDir) });
+}
+
+describe('the server process on its embedded defaults', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbs-'));
+  const children: ChildProcess[] = [];
+  after(() => {
+    for (const child of children) child.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('first run, CLI beside it, the lock, graceful shutdown, restart', async () => {
+    const server = await startServer(dataDir);
+    children.push(server.child);
+
+    // First run: "Default" organization and an admin key, printed once and saved 0600.
+    const bootstrapFile = path.join(dataDir, 'bootstrap.json');
+    assert.equal(fs.statSync(bootstrapFile).mode & 0o777, 0o600);
+    const boot = JSON.parse(fs.readFileSync(bootstrapFile, 'utf8'));
+    assert.match(boot.organization_id, /^org_[a-f0-9]{12}$/);
+    assert.equal(boot.api_key.role, 'admin');
+    assert.ok(server.stdout().includes(boot.api_key.key), 'the key is printed on first run');
+    const headers = { 'x-api-key': boot.api_key.key, 'x-organization-id': boot.organization_id, 'content-type': 'application/json' };
+
+    // A newcomer creates and revokes a key over HTTP.
+    const created: any = await (await fetch(`${server.url}/api/api-keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'curl', role: 'user' }) })).json();
+    assert.equal(created.success, true);
+    const revoked = await fetch(`${server.url}/api/api-keys/${created.data.key_id}`, { method: 'DELETE', headers });
+    assert.equal(revoked.status, 200);
+    const refused = await fetch(`${server.url}/api/api-keys`, { headers: { ...headers, 'x-api-key': created.data.key } });
+    assert.equal(refused.status, 401);
+
+    // The CLI works while the server owns the data directory (through its socket).
+    const org = JSON.parse((await cli(dataDir, 'org:create', '--name', 'Acme', '--email', 'ops@acme.test')).stdout);
+    const orgKeys = await fetch(`${server.url}/api/api-keys`, { headers: { 'x-api-key': org.api_key.key, 'x-organization-id': org.organization_id } });
+    assert.equal(orgKeys.status, 200);
+    const token = (await cli(dataDir, 'auth:token', '--email', 'ops@acme.test')).stdout.trim();
+    const me: any = await (await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json();
+    assert.equal(me.data.user_id, org.user_id, 'the token signs in the user org:create made for that email');
+    assert.equal(me.data.organizations[0].role, 'admin');
+
+    // A second server on the same directory is refused with a clear message.
+    const second = await run(process.execPath, ['src/server.ts'], { cwd: root, env: childEnv(dataDir) }).catch((e) => e);
+    assert.equal(second.code, 1);
+    assert.match(second.stderr, /in use by process \d+/);
+
+    // SIGTERM: requests the server has received are answered, then it exits 0 and releases the lock.
+    const received = () => server.stdout().split('"msg":"incoming request"').length - 1;
+    const before = received();
+    const inFlight = Array.from({ length: 20 }, () => fetch(`${server.url}/api/api-keys`, { headers }).then((r) => r.status));
+    while (received() < before + 20) await new Promise((r) => setTimeout(r, 1));
+    server.child.kill('SIGTERM');
+    const statuses = await Promise.all(inFlight);
+    assert.deepEqual(statuses, Array(20).fill(200));
+    assert.equal(await server.exited, 0);
+    assert.equal(fs.existsSync(path.join(dataDir, 'switchboard.lock')), false);
+
+    // With no server running, the CLI opens the directory itself.
+    const offline = JSON.parse((await cli(dataDir, 'org:create', '--name', 'Offline Co')).stdout);
+    assert.match(offline.organization_id, /^org_/);
+
+    // Restart: no second bootstrap, everything kept.
+    const again = await startServer(dataDir);
+    children.push(again.child);
+    assert.ok(!again.stdout().includes('First run'));
+    const list: any = await (await fetch(`${again.url}/api/api-keys?page_size=100`, { headers })).json();
+    assert.equal(list.data.find((k: any) => k.key_id === created.data.key_id).status, 'revoked');
+    const offlineKey = await fetch(`${again.url}/api/auth/me`, { headers: { 'x-api-key': offline.api_key.key } });
+    assert.equal(offlineKey.status, 200);
+    again.child.kill('SIGTERM');
+    assert.equal(await again.exited, 0);
+  });
+
+  test('the CLI explains its commands and refuses bad usage', async () => {
+    const help = await cli(dataDir, '--help');
+    assert.match(help.stdout, /auth:token/);
+    assert.match(help.stdout, /org:create/);
+    assert.match(help.stdout, /migrate/);
+    const bad = await cli(dataDir, 'org:create').catch((e) => e);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--name is required/);
+  });
+});

@@ -1,0 +1,32 @@
+import Fastify from 'fastify';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+
+/**
+ * A benchmark server in its own process: `app` is the real application on the bench database
+ * (logging off, as for the bare route); `bare` is a Fastify route that returns BENCH_BODY verbatim.
+ */
+const mode = process.argv[2];
+try {
+  let close: () => Promise<void>;
+  let url: string;
+  if (mode === 'bare') {
+    const body = process.env.BENCH_BODY ?? '{}';
+    const app = Fastify({ logger: false });
+    app.get('/*', async (_req, reply) => reply.type('application/json; charset=utf-8').send(body));
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
+    close = () => app.close();
+  } else {
+    const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', BOOTSTRAP: 'false', JWT_SECRET: 'bench-secret-0123456789-0123456789' });
+    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+    const app = await buildApp({ config, database, jwtSecret: config.jwt.secret, logger: false });
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
+    close = async () => { await app.close(); await database.close(); };
+  }
+  process.send!({ url });
+  process.on('SIGTERM', () => void close().then(() => process.exit(0)));
+} catch (err) {
+  process.send!({ error: String(err) });
+  process.exit(1);
+}

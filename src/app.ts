@@ -10,11 +10,16 @@ import { registerAuth } from './core/auth/plugin.ts';
 import { TokenVerifier } from './core/auth/tokens.ts';
 import { registerErrorHandling } from './core/error-handler.ts';
 import { ErrorBody } from './core/schemas.ts';
+import { agentRoutes } from './modules/agents/routes.ts';
+import { AgentService } from './modules/agents/service.ts';
 import { apiKeyRoutes } from './modules/api-keys/routes.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
 import { organizationRoutes } from './modules/organizations/routes.ts';
 import { OrganizationService } from './modules/organizations/service.ts';
 import { systemRoutes } from './modules/system/routes.ts';
+import { toolRoutes } from './modules/tools/routes.ts';
+import { ToolService } from './modules/tools/service.ts';
+import { parseAllowList } from './adapters/http/safe-request.ts';
 
 export interface AppDeps {
   config: Config;
@@ -107,6 +112,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(systemRoutes(database.pool));
   await app.register(organizationRoutes(new OrganizationService(database.db)));
   await app.register(apiKeyRoutes(new ApiKeyService(database.db)));
+  await app.register(agentRoutes(new AgentService(database.db)));
+  await app.register(toolRoutes(new ToolService(database.db, parseAllowList(config.toolAllowedNetworks))));
 
   await app.ready();
   return app;

@@ -14,6 +14,8 @@ export interface Config {
   jwt: JwtConfig;
   /** Whether to create the "Default" organization and its admin key on an empty database. */
   bootstrap: boolean;
+  /** Networks tool webhooks may reach although they are not public (CIDRs, comma-separated). */
+  toolAllowedNetworks: string | undefined;
 }
 
 export interface JwtConfig {
@@ -60,6 +62,18 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function networks(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [address, bits] = entry.split('/');
+    const max = address?.includes(':') ? 128 : 32;
+    const ok = /^[0-9a-fA-F:.]+$/.test(address ?? '') && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max));
+    if (!ok) throw new ConfigError(`${name} must be comma-separated IP networks (e.g. 127.0.0.1/32), got "${entry}"`);
+  }
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const logLevel = env.LOG_LEVEL || 'info';
@@ -81,5 +95,6 @@ export function loadConfig(env: Env = process.env): Config {
       audience: env.JWT_AUDIENCE || 'switchboard',
     },
     bootstrap: flag(env, 'BOOTSTRAP', true),
+    toolAllowedNetworks: networks(env, 'TOOL_ALLOWED_NETWORKS'),
   };
 }

@@ -31,6 +31,8 @@ export class AppError extends Error {
 export const Errors = {
   validation: (detail: string, errors?: FieldError[]) => new AppError(400, 'validation_error', detail, errors),
   invalidCursor: () => new AppError(400, 'invalid_cursor', 'The cursor is not valid for this list'),
+  destinationRefused: (detail: string) =>
+    new AppError(400, 'destination_refused', `The webhook destination is not allowed: ${detail}`),
   organizationRequired: () =>
     new AppError(400, 'organization_required', 'The X-Organization-Id header is required'),
 

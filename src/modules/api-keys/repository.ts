@@ -1,7 +1,8 @@
-import { and, count, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Executor } from '../../db/database.ts';
 import { apiKeys } from '../../db/schema/index.ts';
+import { newestFirst } from '../../db/keyset.ts';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type NewApiKeyRow = typeof apiKeys.$inferInsert;
@@ -25,14 +26,12 @@ export class ApiKeyRepository {
 
   /** Newest first; `before` is the keyset position of the last row of the previous page. */
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<ApiKeyRow[]> {
-    const keyset = before
-      ? or(lt(apiKeys.createdAt, before.at), and(eq(apiKeys.createdAt, before.at), lt(apiKeys.id, before.id)))
-      : undefined;
+    const page = newestFirst(apiKeys.createdAt, apiKeys.id, before);
     return this.#db
       .select()
       .from(apiKeys)
-      .where(and(eq(apiKeys.clientId, orgId), keyset))
-      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+      .where(and(eq(apiKeys.clientId, orgId), page.after))
+      .orderBy(...page.orderBy)
       .limit(limit);
   }
 

@@ -1,0 +1,87 @@
+import { Type } from 'typebox';
+import { Nullable, Timestamp, pageQuery } from '../../core/schemas.ts';
+
+/** Providers the voice runtime can drive; models are free-form (providers add models weekly). */
+export const STT_PROVIDERS = ['deepgram', 'assemblyai', 'whisper'] as const;
+export const TTS_PROVIDERS = ['elevenlabs', 'cartesia', 'openai', 'azure'] as const;
+export const LLM_PROVIDERS = ['openai', 'anthropic', 'groq', 'google'] as const;
+
+const Language = Type.String({ pattern: '^[A-Za-z]{2}(-[A-Za-z]{2})?$', description: 'Language code, stored uppercase (EN, EN-US)' });
+const IdList = (description: string) => Type.Array(Type.String(), { maxItems: 100, uniqueItems: true, description });
+
+const editable = {
+  agent_name: Type.String({ minLength: 1, maxLength: 100 }),
+  language: Language,
+  stt_provider: Type.Enum([...STT_PROVIDERS]),
+  stt_model: Nullable(Type.String({ minLength: 1, maxLength: 100 })),
+  tts_provider: Type.Enum([...TTS_PROVIDERS]),
+  tts_model: Nullable(Type.String({ minLength: 1, maxLength: 100 })),
+  voice_id: Nullable(Type.String({ minLength: 1, maxLength: 200 })),
+  llm_provider: Type.Enum([...LLM_PROVIDERS]),
+  llm_model: Type.String({ minLength: 1, maxLength: 100 }),
+  system_prompt: Type.String({ maxLength: 20000 }),
+  first_message: Nullable(Type.String({ maxLength: 1000 })),
+  temperature: Type.Number({ minimum: 0, maximum: 2 }),
+  max_call_duration_seconds: Type.Integer({ minimum: 10, maximum: 14400 }),
+  recording_enabled: Type.Boolean(),
+  tool_ids: IdList('Tools the agent may call (replaces the whole set)'),
+};
+
+export const CreateAgentBody = Type.Object(
+  {
+    agent_name: editable.agent_name,
+    language: Type.Optional({ ...editable.language, default: 'EN' }),
+    stt_provider: Type.Optional({ ...editable.stt_provider, default: 'deepgram' }),
+    stt_model: Type.Optional(editable.stt_model),
+    tts_provider: Type.Optional({ ...editable.tts_provider, default: 'elevenlabs' }),
+    tts_model: Type.Optional(editable.tts_model),
+    voice_id: Type.Optional(editable.voice_id),
+    llm_provider: Type.Optional({ ...editable.llm_provider, default: 'openai' }),
+    llm_model: Type.Optional({ ...editable.llm_model, default: 'gpt-4o-mini' }),
+    system_prompt: Type.Optional({ ...editable.system_prompt, default: '' }),
+    first_message: Type.Optional(editable.first_message),
+    temperature: Type.Optional({ ...editable.temperature, default: 0.7 }),
+    max_call_duration_seconds: Type.Optional({ ...editable.max_call_duration_seconds, default: 1800 }),
+    recording_enabled: Type.Optional({ ...editable.recording_enabled, default: false }),
+    tool_ids: Type.Optional(editable.tool_ids),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateAgentBody = Type.Object(
+  Object.fromEntries(Object.entries(editable).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof typeof editable]: ReturnType<typeof Type.Optional<(typeof editable)[K]>>;
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const AgentSummary = Type.Object({
+  agent_id: Type.String({ pattern: '^agent_[a-f0-9]{12}$' }),
+  agent_name: Type.String(),
+  language: Type.String(),
+  stt_provider: Type.String(),
+  tts_provider: Type.String(),
+  llm_provider: Type.String(),
+  llm_model: Type.String(),
+  recording_enabled: Type.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const Agent = Type.Object({
+  ...AgentSummary.properties,
+  client_id: Type.String(),
+  stt_model: Nullable(Type.String()),
+  tts_model: Nullable(Type.String()),
+  voice_id: Nullable(Type.String()),
+  system_prompt: Type.String(),
+  first_message: Nullable(Type.String()),
+  temperature: Type.Number(),
+  max_call_duration_seconds: Type.Integer(),
+  tool_ids: Type.Array(Type.String()),
+  documentation_ids: Type.Array(Type.String()),
+  phone_number_ids: Type.Array(Type.String()),
+});
+
+export const ListAgentsQuery = Type.Object(pageQuery(50));
+export const AgentIdParams = Type.Object({ agent_id: Type.String({ description: 'agent_ + 12 hex' }) });

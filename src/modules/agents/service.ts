@@ -1,0 +1,132 @@
+import type { Static } from 'typebox';
+import type { Db, Executor } from '../../db/database.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { Errors } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { iso } from '../../core/schemas.ts';
+import { AgentRepository, type AgentRow, type NewAgentRow } from './repository.ts';
+import type { Agent, AgentSummary, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
+
+type AgentSummaryView = Static<typeof AgentSummary>;
+type AgentView = Static<typeof Agent>;
+type CreateInput = Static<typeof CreateAgentBody>;
+type UpdateInput = Static<typeof UpdateAgentBody>;
+
+export function toAgentSummary(row: AgentRow): AgentSummaryView {
+  return {
+    agent_id: row.id,
+    agent_name: row.agentName,
+    language: row.language,
+    stt_provider: row.sttProvider,
+    tts_provider: row.ttsProvider,
+    llm_provider: row.llmProvider,
+    llm_model: row.llmModel,
+    recording_enabled: row.recordingEnabled,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+/** Maps the API's field names onto columns; only the fields given are present. */
+function columns(input: Partial<CreateInput>): Partial<NewAgentRow> {
+  const out: Partial<NewAgentRow> = {};
+  if (input.agent_name !== undefined) out.agentName = input.agent_name;
+  if (input.language !== undefined) out.language = input.language.toUpperCase();
+  if (input.stt_provider !== undefined) out.sttProvider = input.stt_provider;
+  if (input.stt_model !== undefined) out.sttModel = input.stt_model;
+  if (input.tts_provider !== undefined) out.ttsProvider = input.tts_provider;
+  if (input.tts_model !== undefined) out.ttsModel = input.tts_model;
+  if (input.voice_id !== undefined) out.voiceId = input.voice_id;
+  if (input.llm_provider !== undefined) out.llmProvider = input.llm_provider;
+  if (input.llm_model !== undefined) out.llmModel = input.llm_model;
+  if (input.system_prompt !== undefined) out.systemPrompt = input.system_prompt;
+  if (input.first_message !== undefined) out.firstMessage = input.first_message;
+  if (input.temperature !== undefined) out.temperature = input.temperature;
+  if (input.max_call_duration_seconds !== undefined) out.maxCallDurationSeconds = input.max_call_duration_seconds;
+  if (input.recording_enabled !== undefined) out.recordingEnabled = input.recording_enabled;
+  return out;
+}
+
+export class AgentService {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async create(ctx: RequestContext, input: CreateInput): Promise<AgentView> {
+    return this.#db.transaction(async (tx) => {
+      const repo = new AgentRepository(tx);
+      const toolIds = await this.#checkTools(repo, ctx.orgId, input.tool_ids);
+      // Defaults come from the body schema; the casts only tell TypeScript they were applied.
+      const row = await repo.insert(ctx.orgId, { ...(columns(input) as NewAgentRow), id: newId('agent') });
+      if (toolIds.length) await repo.replaceTools(ctx.orgId, row.id, toolIds);
+      return this.#full(tx, row);
+    });
+  }
+
+  async list(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<AgentSummaryView>> {
+    const repo = new AgentRepository(this.#db);
+    const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
+    const [rows, total] = await Promise.all([repo.list(ctx.orgId, query.page_size + 1, before), repo.count(ctx.orgId)]);
+    return toPage(rows, query.page_size, (r) => ({ value: r.createdAt.toISOString(), id: r.id }), toAgentSummary, total);
+  }
+
+  async get(ctx: RequestContext, agentId: string): Promise<AgentView> {
+    const row = await new AgentRepository(this.#db).findById(ctx.orgId, agentId);
+    if (!row) throw Errors.notFound('Agent');
+    return this.#full(this.#db, row);
+  }
+
+  async update(ctx: RequestContext, agentId: string, input: UpdateInput): Promise<AgentView> {
+    return this.#db.transaction(async (tx) => {
+      const repo = new AgentRepository(tx);
+      if (!(await repo.findById(ctx.orgId, agentId))) throw Errors.notFound('Agent');
+      const toolIds = input.tool_ids === undefined ? undefined : await this.#checkTools(repo, ctx.orgId, input.tool_ids);
+      const row = (await repo.update(ctx.orgId, agentId, columns(input)))!;
+      if (toolIds) await repo.replaceTools(ctx.orgId, agentId, toolIds);
+      return this.#full(tx, row);
+    });
+  }
+
+  /** Refused while phone numbers are assigned to the agent: they must be unassigned first. */
+  async delete(ctx: RequestContext, agentId: string): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      const repo = new AgentRepository(tx);
+      if (!(await repo.findById(ctx.orgId, agentId))) throw Errors.notFound('Agent');
+      const numbers = await repo.phoneNumberIds(ctx.orgId, agentId);
+      if (numbers.length) {
+        throw Errors.conflict('agent_has_phone_numbers', `The agent has ${numbers.length} assigned phone number(s); unassign them first`);
+      }
+      await repo.delete(ctx.orgId, agentId);
+    });
+  }
+
+  async #checkTools(repo: AgentRepository, orgId: string, toolIds: string[] | undefined): Promise<string[]> {
+    if (!toolIds?.length) return [];
+    const found = new Set(await repo.existingToolIds(orgId, toolIds));
+    const missing = toolIds.find((id) => !found.has(id));
+    if (missing) throw Errors.notFound(`Tool ${missing}`);
+    return toolIds;
+  }
+
+  async #full(db: Executor, row: AgentRow): Promise<AgentView> {
+    const repo = new AgentRepository(db);
+    const [toolIds, phoneNumberIds] = await Promise.all([repo.toolIds(row.clientId, row.id), repo.phoneNumberIds(row.clientId, row.id)]);
+    return {
+      ...toAgentSummary(row),
+      client_id: row.clientId,
+      stt_model: row.sttModel,
+      tts_model: row.ttsModel,
+      voice_id: row.voiceId,
+      system_prompt: row.systemPrompt,
+      first_message: row.firstMessage,
+      temperature: row.temperature,
+      max_call_duration_seconds: row.maxCallDurationSeconds,
+      tool_ids: toolIds,
+      // Documents attach to agents with the knowledge base (issue 4); until it exists there are none.
+      documentation_ids: [],
+      phone_number_ids: phoneNumberIds,
+    };
+  }
+}

@@ -1,0 +1,63 @@
+import { and, count, eq } from 'drizzle-orm';
+import type { Executor } from '../../db/database.ts';
+import { newestFirst } from '../../db/keyset.ts';
+import { tools } from '../../db/schema/index.ts';
+
+export type ToolRow = typeof tools.$inferSelect;
+export type NewToolRow = Omit<typeof tools.$inferInsert, 'clientId'>;
+
+/** Tools of one organization: every method takes the organization id first. */
+export class ToolRepository {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  async insert(orgId: string, row: NewToolRow): Promise<ToolRow | undefined> {
+    const [tool] = await this.#db.insert(tools).values({ ...row, clientId: orgId }).onConflictDoNothing().returning();
+    return tool;
+  }
+
+  async findById(orgId: string, toolId: string): Promise<ToolRow | undefined> {
+    const [tool] = await this.#db.select().from(tools).where(and(eq(tools.clientId, orgId), eq(tools.id, toolId)));
+    return tool;
+  }
+
+  async findByName(orgId: string, name: string): Promise<ToolRow | undefined> {
+    const [tool] = await this.#db.select().from(tools).where(and(eq(tools.clientId, orgId), eq(tools.toolName, name)));
+    return tool;
+  }
+
+  /**
+   * Whether the id names a tool of some other organization. Only for the one route where the
+   * specification answers 403 rather than 404 (update tool); it reveals nothing but existence.
+   */
+  async existsElsewhere(orgId: string, toolId: string): Promise<boolean> {
+    const [row] = await this.#db.select({ clientId: tools.clientId }).from(tools).where(eq(tools.id, toolId));
+    return row !== undefined && row.clientId !== orgId;
+  }
+
+  async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<ToolRow[]> {
+    const page = newestFirst(tools.createdAt, tools.id, before);
+    return this.#db.select().from(tools).where(and(eq(tools.clientId, orgId), page.after)).orderBy(...page.orderBy).limit(limit);
+  }
+
+  async count(orgId: string): Promise<number> {
+    const [row] = await this.#db.select({ n: count() }).from(tools).where(eq(tools.clientId, orgId));
+    return row?.n ?? 0;
+  }
+
+  async update(orgId: string, toolId: string, changes: Partial<NewToolRow>): Promise<ToolRow | undefined> {
+    const [tool] = await this.#db
+      .update(tools)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(and(eq(tools.clientId, orgId), eq(tools.id, toolId)))
+      .returning();
+    return tool;
+  }
+
+  async delete(orgId: string, toolId: string): Promise<boolean> {
+    const rows = await this.#db.delete(tools).where(and(eq(tools.clientId, orgId), eq(tools.id, toolId))).returning({ id: tools.id });
+    return rows.length > 0;
+  }
+}

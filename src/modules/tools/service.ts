@@ -1,0 +1,116 @@
+import type { Static } from 'typebox';
+import type { BlockList } from 'node:net';
+import type { Db } from '../../db/database.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { ToolParameter } from '../../db/schema/index.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { Errors } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { iso } from '../../core/schemas.ts';
+import { ToolRepository, type NewToolRow, type ToolRow } from './repository.ts';
+import type { CreateToolBody, Tool, UpdateToolBody } from './schemas.ts';
+import { runWebhookTest, type ToolTestResult } from './webhook-test.ts';
+
+type ToolView = Static<typeof Tool>;
+
+export function toToolView(row: ToolRow): ToolView {
+  return {
+    tool_id: row.id,
+    client_id: row.clientId,
+    tool_name: row.toolName,
+    tool_description: row.toolDescription,
+    webhook_url: row.webhookUrl,
+    http_method: row.httpMethod,
+    headers: row.headers,
+    parameters: row.parameters,
+    timeout_seconds: row.timeoutSeconds,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+function checkParameters(parameters: ToolParameter[] | undefined): void {
+  const seen = new Set<string>();
+  for (const [i, p] of (parameters ?? []).entries()) {
+    if (seen.has(p.name)) {
+      throw Errors.validation('Parameter names must be unique', [{ path: `body.parameters.${i}.name`, message: `duplicate parameter ${p.name}` }]);
+    }
+    seen.add(p.name);
+  }
+}
+
+const nameTaken = (name: string) => Errors.conflict('tool_name_taken', `A tool named ${name} already exists in this organization`);
+
+function columns(input: Partial<Static<typeof CreateToolBody>>): Partial<NewToolRow> {
+  const out: Partial<NewToolRow> = {};
+  if (input.tool_name !== undefined) out.toolName = input.tool_name;
+  if (input.tool_description !== undefined) out.toolDescription = input.tool_description;
+  if (input.webhook_url !== undefined) out.webhookUrl = input.webhook_url;
+  if (input.http_method !== undefined) out.httpMethod = input.http_method;
+  if (input.headers !== undefined) out.headers = input.headers;
+  if (input.parameters !== undefined) out.parameters = input.parameters as ToolParameter[];
+  if (input.timeout_seconds !== undefined) out.timeoutSeconds = input.timeout_seconds;
+  return out;
+}
+
+export class ToolService {
+  readonly #db: Db;
+  readonly #allowedNetworks: BlockList;
+  constructor(db: Db, allowedNetworks: BlockList) {
+    this.#db = db;
+    this.#allowedNetworks = allowedNetworks;
+  }
+
+  async create(ctx: RequestContext, input: Static<typeof CreateToolBody>): Promise<ToolView> {
+    checkParameters(input.parameters as ToolParameter[] | undefined);
+    const row = await new ToolRepository(this.#db).insert(ctx.orgId, {
+      headers: {}, parameters: [], ...(columns(input) as NewToolRow), id: newId('tool'),
+    });
+    if (!row) throw nameTaken(input.tool_name);
+    return toToolView(row);
+  }
+
+  async list(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<ToolView>> {
+    const repo = new ToolRepository(this.#db);
+    const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
+    const [rows, total] = await Promise.all([repo.list(ctx.orgId, query.page_size + 1, before), repo.count(ctx.orgId)]);
+    return toPage(rows, query.page_size, (r) => ({ value: r.createdAt.toISOString(), id: r.id }), toToolView, total);
+  }
+
+  async get(ctx: RequestContext, toolId: string): Promise<ToolView> {
+    return toToolView(await this.#find(ctx, toolId));
+  }
+
+  /** Only the fields given change; a tool of another organization is 403, as the specification says. */
+  async update(ctx: RequestContext, toolId: string, input: Static<typeof UpdateToolBody>): Promise<ToolView> {
+    checkParameters(input.parameters as ToolParameter[] | undefined);
+    const repo = new ToolRepository(this.#db);
+    let row: ToolRow | undefined;
+    try {
+      row = await repo.update(ctx.orgId, toolId, columns(input));
+    } catch (err) {
+      if (isUniqueViolation(err, 'tools_client_name_key')) throw nameTaken(input.tool_name!);
+      throw err;
+    }
+    if (row) return toToolView(row);
+    if (await repo.existsElsewhere(ctx.orgId, toolId)) throw Errors.forbidden('The tool belongs to another organization');
+    throw Errors.notFound('Tool');
+  }
+
+  async delete(ctx: RequestContext, toolId: string): Promise<void> {
+    if (!(await new ToolRepository(this.#db).delete(ctx.orgId, toolId))) throw Errors.notFound('Tool');
+  }
+
+  /** Calls the webhook once, outside any transaction, and reports what came back. */
+  async test(ctx: RequestContext, toolId: string, args: Record<string, unknown> | undefined): Promise<ToolTestResult> {
+    const tool = await this.#find(ctx, toolId);
+    return runWebhookTest(tool, args, this.#allowedNetworks);
+  }
+
+  async #find(ctx: RequestContext, toolId: string): Promise<ToolRow> {
+    const row = await new ToolRepository(this.#db).findById(ctx.orgId, toolId);
+    if (!row) throw Errors.notFound('Tool');
+    return row;
+  }
+}

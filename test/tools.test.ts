@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { buildApp } from '../src/app.ts';
+import { isForbiddenAddress, parseAllowList } from '../src/adapters/http/safe-request.ts';
+import { runAuthMatrix } from './helpers/auth-matrix.ts';
+import { testConfig, testEnv, TEST_JWT_SECRET } from './helpers/env.ts';
+import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
+
+let seq = 0;
+async function createTool(org: TestOrg, body: Record<string, unknown> = {}) {
+  const { app } = await testEnv();
+  const res = await app.inject({
+    method: 'POST', url: '/api/tools', headers: asRole(org, 'admin'),
+    payload: { tool_name: `tool_${++seq}`, tool_description: 'Looks things up', webhook_url: 'https://example.com/hook', ...body },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json().data;
+}
+
+const toolPath = async (org: TestOrg) => `/api/tools/${(await createTool(org)).tool_id}`;
+runAuthMatrix({ method: 'POST', path: () => '/api/tools', body: () => ({ tool_name: `m_${++seq}`, tool_description: 'd', webhook_url: 'https://e.com' }), permission: 'tools:create' });
+runAuthMatrix({ method: 'GET', path: () => '/api/tools', permission: 'tools:read' });
+runAuthMatrix({ method: 'GET', path: toolPath, permission: 'tools:read', foreignStatus: 404 });
+runAuthMatrix({ method: 'PATCH', path: toolPath, body: () => ({ timeout_seconds: 5 }), permission: 'tools:update', foreignStatus: 403 });
+runAuthMatrix({ method: 'DELETE', path: toolPath, permission: 'tools:delete', foreignStatus: 404 });
+
+describe('tools', () => {
+  test('create applies defaults and every bound of the specification', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const tool = await createTool(org, { parameters: [{ name: 'city', type: 'string', required: true }] });
+    assert.match(tool.tool_id, /^tool_[a-f0-9]{12}$/);
+    assert.equal(tool.http_method, 'POST');
+    assert.equal(tool.timeout_seconds, 10);
+    assert.deepEqual(tool.headers, {});
+    const bad = {
+      tool_name: ['has space', 'x'.repeat(51), ''],
+      tool_description: ['', 'd'.repeat(501)],
+      webhook_url: ['ftp://example.com/x', `https://example.com/${'a'.repeat(490)}`, 'not a url'],
+      http_method: ['FETCH'],
+      timeout_seconds: [0, 61, 1.5],
+      parameters: [[{ name: 'a', type: 'date' }], [{ name: 'a', type: 'string' }, { name: 'a', type: 'number' }]],
+    } as Record<string, unknown[]>;
+    for (const [field, values] of Object.entries(bad)) {
+      for (const value of values) {
+        const res = await app.inject({
+          method: 'POST', url: '/api/tools', headers: asRole(org, 'admin'),
+          payload: { tool_name: `ok_${++seq}`, tool_description: 'd', webhook_url: 'https://e.com', [field]: value },
+        });
+        assert.equal(res.statusCode, 400, `${field}=${JSON.stringify(value).slice(0, 40)}: ${res.body}`);
+        assert.ok(res.json().errors.some((e: any) => e.path.startsWith(`body.${field}`)), res.body);
+      }
+    }
+    for (const ok of [{ tool_name: 'A_z_09' }, { tool_name: 'n'.repeat(50) }, { timeout_seconds: 1 }, { timeout_seconds: 60 }]) {
+      await createTool(org, ok.tool_name ? ok : { ...ok });
+    }
+  });
+
+  test('a tool name is unique in an organization, not across organizations', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const other = await createOrg();
+    await createTool(org, { tool_name: 'lookup_order' });
+    await createTool(other, { tool_name: 'lookup_order' });
+    const dup = await app.inject({
+      method: 'POST', url: '/api/tools', headers: asRole(org, 'admin'),
+      payload: { tool_name: 'lookup_order', tool_description: 'd', webhook_url: 'https://e.com' },
+    });
+    assert.equal(dup.statusCode, 409);
+    assert.equal(dup.json().code, 'tool_name_taken');
+    const second = await createTool(org, { tool_name: 'second' });
+    const rename = await app.inject({ method: 'PATCH', url: `/api/tools/${second.tool_id}`, headers: asRole(org, 'admin'), payload: { tool_name: 'lookup_order' } });
+    assert.equal(rename.statusCode, 409);
+  });
+
+  test('update changes only the fields given; headers and parameters replace entirely; 404 and 403', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const other = await createOrg();
+    const tool = await createTool(org, {
+      headers: { Authorization: 'Bearer a', 'X-Tenant': 't1' }, parameters: [{ name: 'a', type: 'string' }, { name: 'b', type: 'integer' }],
+    });
+    const res = await app.inject({
+      method: 'PATCH', url: `/api/tools/${tool.tool_id}`, headers: asRole(org, 'agent_manager'),
+      payload: { headers: { 'X-Other': '1' }, parameters: [{ name: 'c', type: 'boolean' }], timeout_seconds: 30 },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.equal(body.success, true);
+    assert.equal(typeof body.message, 'string');
+    assert.deepEqual(body.data.headers, { 'X-Other': '1' });
+    assert.deepEqual(body.data.parameters, [{ name: 'c', type: 'boolean' }]);
+    assert.equal(body.data.timeout_seconds, 30);
+    assert.equal(body.data.tool_name, tool.tool_name);
+    assert.equal(body.data.webhook_url, tool.webhook_url);
+    assert.ok(body.data.updated_at >= tool.updated_at);
+
+    const missing = await app.inject({ method: 'PATCH', url: '/api/tools/tool_000000000000', headers: asRole(org, 'admin'), payload: { timeout_seconds: 5 } });
+    assert.equal(missing.statusCode, 404);
+    const foreign = await app.inject({ method: 'PATCH', url: `/api/tools/${tool.tool_id}`, headers: asRole(other, 'admin'), payload: { timeout_seconds: 5 } });
+    assert.equal(foreign.statusCode, 403);
+    const untouched = await app.inject({ url: `/api/tools/${tool.tool_id}`, headers: asRole(org, 'admin') });
+    assert.equal(untouched.json().data.timeout_seconds, 30);
+    const tooLong = await app.inject({ method: 'PATCH', url: `/api/tools/${tool.tool_id}`, headers: asRole(org, 'admin'), payload: { timeout_seconds: 61 } });
+    assert.equal(tooLong.statusCode, 400);
+  });
+
+  test('delete removes the tool from the agents that offered it', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const tool = await createTool(org);
+    const agent = (await app.inject({ method: 'POST', url: '/api/agents', headers: asRole(org, 'admin'), payload: { agent_name: 'a', tool_ids: [tool.tool_id] } })).json().data;
+    const del = await app.inject({ method: 'DELETE', url: `/api/tools/${tool.tool_id}`, headers: asRole(org, 'admin') });
+    assert.equal(del.statusCode, 200);
+    const after = await app.inject({ url: `/api/agents/${agent.agent_id}`, headers: asRole(org, 'admin') });
+    assert.deepEqual(after.json().data.tool_ids, []);
+  });
+});
+
+describe('tool webhook test call', () => {
+  let server: http.Server;
+  let base: string;
+  const received: Array<{ method: string; url: string; body: string; headers: http.IncomingHttpHeaders }> = [];
+  let allowingApp: Awaited<ReturnType<typeof buildApp>>;
+
+  before(async () => {
+    server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ method: req.method!, url: req.url!, body, headers: req.headers });
+        if (req.url!.startsWith('/big')) return res.end('x'.repeat(10_000));
+        if (req.url!.startsWith('/redirect-private')) { res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }); return res.end(); }
+        if (req.url!.startsWith('/slow')) return setTimeout(() => res.end('late'), 3000);
+        if (req.url!.startsWith('/fail')) { res.writeHead(500); return res.end('boom'); }
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ result: 'ok' }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { database, tmpDir } = await testEnv();
+    allowingApp = await buildApp({
+      config: testConfig(tmpDir, { TOOL_ALLOWED_NETWORKS: '127.0.0.1/32' }), database, jwtSecret: TEST_JWT_SECRET, logger: false,
+    });
+  });
+  after(async () => {
+    await allowingApp?.close();
+    server?.closeAllConnections();
+    await new Promise((r) => server?.close(r));
+  });
+
+  test('loopback, private, metadata and IPv6-mapped destinations are refused by default, by name and by address', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const port = new URL(base).port;
+    for (const url of [
+      `${base}/hook`, `http://localhost:${port}/hook`, 'http://10.1.2.3/hook', 'http://169.254.169.254/latest/meta-data',
+      'http://[::1]/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://[::ffff:a9fe:a9fe]/', 'http://0.0.0.0/', 'http://2130706433/',
+    ]) {
+      const tool = await createTool(org, { webhook_url: url });
+      const res = await app.inject({ method: 'POST', url: `/api/tools/${tool.tool_id}/test`, headers: asRole(org, 'admin'), payload: {} });
+      assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+      assert.equal(res.json().code, 'destination_refused', url);
+    }
+    assert.equal(received.length, 0, 'nothing reached the local server');
+  });
+
+  test('the address rules themselves', () => {
+    const none = parseAllowList(undefined);
+    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1', '224.0.0.1']) {
+      assert.equal(isForbiddenAddress(a, none), true, a);
+    }
+    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isForbiddenAddress(a, none), false, a);
+    assert.equal(isForbiddenAddress('127.0.0.1', parseAllowList('127.0.0.1/32')), false);
+    assert.equal(isForbiddenAddress('127.0.0.2', parseAllowList('127.0.0.1/32')), true);
+  });
+
+  test('an allowed destination is called once with sample arguments; status, latency and a capped body come back', async () => {
+    const org = await createOrg();
+    const tool = await createTool(org, {
+      webhook_url: `${base}/hook`, headers: { 'X-Secret': 's3' },
+      parameters: [{ name: 'city', type: 'string' }, { name: 'nights', type: 'integer' }, { name: 'kind', type: 'string', enum: ['suite', 'room'] }],
+    });
+    const before = received.length;
+    const res = await allowingApp.inject({ method: 'POST', url: `/api/tools/${tool.tool_id}/test`, headers: asRole(org, 'agent_manager') });
+    assert.equal(res.statusCode, 200, res.body);
+    const data = res.json().data;
+    assert.equal(data.ok, true);
+    assert.equal(data.status_code, 200);
+    assert.equal(typeof data.latency_ms, 'number');
+    assert.deepEqual(JSON.parse(data.body), { result: 'ok' });
+    assert.equal(received.length, before + 1, 'called exactly once');
+    const call = received.at(-1)!;
+    assert.equal(call.method, 'POST');
+    assert.equal(call.headers['x-secret'], 's3');
+    assert.deepEqual(JSON.parse(call.body), { tool_name: tool.tool_name, arguments: { city: 'sample city', nights: 1, kind: 'suite' } });
+
+    const getTool = await createTool(org, { webhook_url: `${base}/big`, http_method: 'GET' });
+    const big = (await allowingApp.inject({ method: 'POST', url: `/api/tools/${getTool.tool_id}/test`, headers: asRole(org, 'admin'), payload: { arguments: { q: 'x y' } } })).json().data;
+    assert.equal(big.body.length, 4096);
+    assert.equal(big.truncated, true);
+    assert.equal(received.at(-1)!.url, '/big?q=x+y');
+
+    const failing = await createTool(org, { webhook_url: `${base}/fail` });
+    const failed = (await allowingApp.inject({ method: 'POST', url: `/api/tools/${failing.tool_id}/test`, headers: asRole(org, 'admin') })).json().data;
+    assert.deepEqual([failed.ok, failed.status_code, failed.body], [false, 500, 'boom']);
+  });
+
+  test('a redirect to a private address is refused; a slow webhook times out without hanging', async () => {
+    const org = await createOrg();
+    const redirecting = await createTool(org, { webhook_url: `${base}/redirect-private` });
+    const res = await allowingApp.inject({ method: 'POST', url: `/api/tools/${redirecting.tool_id}/test`, headers: asRole(org, 'admin') });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().code, 'destination_refused');
+    const slow = await createTool(org, { webhook_url: `${base}/slow`, timeout_seconds: 1 });
+    const timed = (await allowingApp.inject({ method: 'POST', url: `/api/tools/${slow.tool_id}/test`, headers: asRole(org, 'admin') })).json().data;
+    assert.equal(timed.ok, false);
+    assert.match(timed.error, /timed out/);
+    assert.ok(timed.latency_ms < 2500);
+  });
+});

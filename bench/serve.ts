@@ -20,7 +20,7 @@ try {
   } else {
     const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', BOOTSTRAP: 'false', JWT_SECRET: 'bench-secret-0123456789-0123456789' });
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
-    const app = await buildApp({ config, database, jwtSecret: config.jwt.secret, logger: false });
+    const app = await buildApp({ config, database, jwtSecret: config.jwt.secret, encryptionKey: Buffer.alloc(32, 7), logger: false });
     url = await app.listen({ port: 0, host: '127.0.0.1' });
     close = async () => { await app.close(); await database.close(); };
   }

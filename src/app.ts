@@ -20,12 +20,18 @@ import { systemRoutes } from './modules/system/routes.ts';
 import { toolRoutes } from './modules/tools/routes.ts';
 import { ToolService } from './modules/tools/service.ts';
 import { parseAllowList } from './adapters/http/safe-request.ts';
+import { CarrierClient } from './adapters/carrier/carrier-client.ts';
+import { SecretBox } from './core/secret-box.ts';
+import { integrationRoutes } from './modules/integrations/routes.ts';
+import { IntegrationService } from './modules/integrations/service.ts';
 
 export interface AppDeps {
   config: Config;
   database: Database;
   /** HS256 secret of the embedded identity provider (undefined when a JWKS is configured). */
   jwtSecret: string | undefined;
+  /** 32-byte key encrypting stored credentials (see `resolveEncryptionKey`). */
+  encryptionKey: Buffer;
   /** Pino options, or false for silence (tests). */
   logger?: boolean | Record<string, unknown>;
 }
@@ -113,6 +119,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(organizationRoutes(new OrganizationService(database.db)));
   await app.register(apiKeyRoutes(new ApiKeyService(database.db)));
   await app.register(agentRoutes(new AgentService(database.db)));
+  const secrets = new SecretBox(deps.encryptionKey);
+  const carrier = new CarrierClient(config.carrier);
+  await app.register(integrationRoutes(new IntegrationService({ db: database.db, secrets, carrier })));
   await app.register(toolRoutes(new ToolService(database.db, parseAllowList(config.toolAllowedNetworks))));
 
   await app.ready();

@@ -16,6 +16,9 @@ export interface Config {
   bootstrap: boolean;
   /** Networks tool webhooks may reach although they are not public (CIDRs, comma-separated). */
   toolAllowedNetworks: string | undefined;
+  /** Base64 of 32 bytes encrypting stored credentials; generated into `dataDir` when not given. */
+  encryptionKey: string | undefined;
+  carrier: { baseUrl: string; timeoutMs: number };
 }
 
 export interface JwtConfig {
@@ -74,6 +77,13 @@ function networks(env: Env, name: string): string | undefined {
   return raw;
 }
 
+function encryptionKey(env: Env): string | undefined {
+  const raw = env.ENCRYPTION_KEY;
+  if (raw === undefined || raw === '') return undefined;
+  if (Buffer.from(raw, 'base64').length !== 32) throw new ConfigError('ENCRYPTION_KEY must be base64 of 32 bytes (openssl rand -base64 32)');
+  return raw;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const logLevel = env.LOG_LEVEL || 'info';
@@ -96,5 +106,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     bootstrap: flag(env, 'BOOTSTRAP', true),
     toolAllowedNetworks: networks(env, 'TOOL_ALLOWED_NETWORKS'),
+    encryptionKey: encryptionKey(env),
+    carrier: {
+      baseUrl: url(env, 'CARRIER_A_API_URL') ?? 'https://api.twilio.com',
+      timeoutMs: integer(env, 'CARRIER_A_TIMEOUT_MS', 5000, 100, 60000),
+    },
   };
 }

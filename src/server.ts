@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { openDatabase, runMigrations } from './db/database.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { resolveJwtSecret } from './core/auth/tokens.ts';
+import { resolveEncryptionKey } from './core/secret-box.ts';
 import { bootstrapIfEmpty } from './modules/organizations/bootstrap.ts';
 
 /** Process entry: config, database, migrations, first-run bootstrap, listen, graceful shutdown. */
@@ -15,7 +16,8 @@ async function main(): Promise<void> {
   });
   await runMigrations(database);
   const jwtSecret = resolveJwtSecret(config.jwt, config.dataDir);
-  const app = await buildApp({ config, database, jwtSecret });
+  const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
+  const app = await buildApp({ config, database, jwtSecret, encryptionKey });
 
   if (config.bootstrap) {
     const created = await bootstrapIfEmpty(database.db, config.dataDir);

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { buildApp } from '../src/app.ts';
-import { testConfig, testEnv } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, testConfig, testEnv } from './helpers/env.ts';
 import { createOrg, uniqueEmail, userToken } from './helpers/fixtures.ts';
 
 const bearer = (token: string, org?: string) => ({
@@ -129,7 +129,7 @@ describe('bearer tokens from a production identity provider (JWKS)', () => {
     const config = testConfig(tmpDir, {
       JWT_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`, JWT_ISSUER: issuer, JWT_AUDIENCE: audience,
     });
-    jwksApp = await buildApp({ config, database, jwtSecret: undefined, logger: false });
+    jwksApp = await buildApp({ config, database, jwtSecret: undefined, encryptionKey: TEST_ENCRYPTION_KEY, logger: false });
   });
 
   after(async () => {

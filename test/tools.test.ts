@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../src/app.ts';
 import { isForbiddenAddress, parseAllowList } from '../src/adapters/http/safe-request.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
-import { testConfig, testEnv, TEST_JWT_SECRET } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, testConfig, testEnv, TEST_JWT_SECRET } from './helpers/env.ts';
 import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
 
 let seq = 0;
@@ -143,7 +143,7 @@ describe('tool webhook test call', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const { database, tmpDir } = await testEnv();
     allowingApp = await buildApp({
-      config: testConfig(tmpDir, { TOOL_ALLOWED_NETWORKS: '127.0.0.1/32' }), database, jwtSecret: TEST_JWT_SECRET, logger: false,
+      config: testConfig(tmpDir, { TOOL_ALLOWED_NETWORKS: '127.0.0.1/32' }), database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false,
     });
   });
   after(async () => {

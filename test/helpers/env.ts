@@ -20,6 +20,7 @@ export interface TestEnv {
 }
 
 export const TEST_JWT_SECRET = 'test-secret-for-the-embedded-issuer-0123456789';
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 42);
 
 let pending: Promise<TestEnv> | undefined;
 // Idle connections close soon after the last test, so the runner reaches the global teardown.
@@ -43,7 +44,7 @@ async function create(): Promise<TestEnv> {
     ? await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: config.dataDir, poolSize: 10, idleTimeoutMs: IDLE_MS })
     : await openMemoryDatabase(tmpDir, 10, IDLE_MS);
   await runMigrations(database);
-  const app = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, logger: false });
+  const app = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false });
   return { app, database, config, jwtSecret: TEST_JWT_SECRET, tmpDir };
 }
 

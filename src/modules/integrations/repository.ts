@@ -1,0 +1,62 @@
+import { and, count, eq } from 'drizzle-orm';
+import type { Executor } from '../../db/database.ts';
+import { newestFirst } from '../../db/keyset.ts';
+import { integrations, phoneNumbers } from '../../db/schema/index.ts';
+
+export type IntegrationRow = typeof integrations.$inferSelect;
+export type NewIntegrationRow = Omit<typeof integrations.$inferInsert, 'clientId'>;
+
+/** Integrations of one organization: every method takes the organization id first. */
+export class IntegrationRepository {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  async insert(orgId: string, row: NewIntegrationRow): Promise<IntegrationRow> {
+    const [created] = await this.#db.insert(integrations).values({ ...row, clientId: orgId }).returning();
+    return created!;
+  }
+
+  async findById(orgId: string, id: string): Promise<IntegrationRow | undefined> {
+    const [row] = await this.#db.select().from(integrations).where(and(eq(integrations.clientId, orgId), eq(integrations.id, id)));
+    return row;
+  }
+
+  /** Whether the id names another organization's integration (phone import answers 403 for it). */
+  async existsElsewhere(orgId: string, id: string): Promise<boolean> {
+    const [row] = await this.#db.select({ clientId: integrations.clientId }).from(integrations).where(eq(integrations.id, id));
+    return row !== undefined && row.clientId !== orgId;
+  }
+
+  async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<IntegrationRow[]> {
+    const page = newestFirst(integrations.createdAt, integrations.id, before);
+    return this.#db.select().from(integrations).where(and(eq(integrations.clientId, orgId), page.after)).orderBy(...page.orderBy).limit(limit);
+  }
+
+  async count(orgId: string): Promise<number> {
+    const [row] = await this.#db.select({ n: count() }).from(integrations).where(eq(integrations.clientId, orgId));
+    return row?.n ?? 0;
+  }
+
+  async update(orgId: string, id: string, changes: Partial<NewIntegrationRow>): Promise<IntegrationRow | undefined> {
+    const [row] = await this.#db
+      .update(integrations)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(and(eq(integrations.clientId, orgId), eq(integrations.id, id)))
+      .returning();
+    return row;
+  }
+
+  async delete(orgId: string, id: string): Promise<void> {
+    await this.#db.delete(integrations).where(and(eq(integrations.clientId, orgId), eq(integrations.id, id)));
+  }
+
+  async phoneNumberCount(orgId: string, id: string): Promise<number> {
+    const [row] = await this.#db
+      .select({ n: count() })
+      .from(phoneNumbers)
+      .where(and(eq(phoneNumbers.clientId, orgId), eq(phoneNumbers.integrationId, id)));
+    return row?.n ?? 0;
+  }
+}

@@ -67,3 +67,21 @@ export function toPage<R, T>(
     totalCount,
   };
 }
+
+/** A repository whose rows page newest first by (created_at, id). */
+export interface NewestFirstSource<R extends { createdAt: Date; id: string }> {
+  list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<R[]>;
+  count(orgId: string): Promise<number>;
+}
+
+/** One page of a newest-first list, with `total_count`. */
+export async function pageNewestFirst<R extends { createdAt: Date; id: string }, T>(
+  source: NewestFirstSource<R>,
+  orgId: string,
+  query: { page_size: number; cursor?: string },
+  map: (row: R) => T,
+): Promise<Page<T>> {
+  const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
+  const [rows, total] = await Promise.all([source.list(orgId, query.page_size + 1, before), source.count(orgId)]);
+  return toPage(rows, query.page_size, (r) => ({ value: r.createdAt.toISOString(), id: r.id }), map, total);
+}

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
@@ -66,10 +66,7 @@ export class AgentService {
   }
 
   async list(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<AgentSummaryView>> {
-    const repo = new AgentRepository(this.#db);
-    const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
-    const [rows, total] = await Promise.all([repo.list(ctx.orgId, query.page_size + 1, before), repo.count(ctx.orgId)]);
-    return toPage(rows, query.page_size, (r) => ({ value: r.createdAt.toISOString(), id: r.id }), toAgentSummary, total);
+    return pageNewestFirst(new AgentRepository(this.#db), ctx.orgId, query, toAgentSummary);
   }
 
   async get(ctx: RequestContext, agentId: string): Promise<AgentView> {

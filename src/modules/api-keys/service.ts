@@ -1,6 +1,6 @@
 import type { Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { roleAtMost, type Role } from '../../core/permissions.ts';
@@ -80,10 +80,7 @@ export class ApiKeyService {
   }
 
   async list(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<ApiKeyView>> {
-    const repo = new ApiKeyRepository(this.#db);
-    const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
-    const [rows, total] = await Promise.all([repo.list(ctx.orgId, query.page_size + 1, before), repo.count(ctx.orgId)]);
-    return toPage(rows, query.page_size, (r) => ({ value: r.createdAt.toISOString(), id: r.id }), toApiKeyView, total);
+    return pageNewestFirst(new ApiKeyRepository(this.#db), ctx.orgId, query, toApiKeyView);
   }
 
   async get(ctx: RequestContext, keyId: string): Promise<ApiKeyView> {

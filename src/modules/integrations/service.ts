@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { Db } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
@@ -46,10 +46,7 @@ export class IntegrationService {
   }
 
   async list(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<SummaryView>> {
-    const repo = new IntegrationRepository(this.#db);
-    const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
-    const [rows, total] = await Promise.all([repo.list(ctx.orgId, query.page_size + 1, before), repo.count(ctx.orgId)]);
-    return toPage(rows, query.page_size, (r) => ({ value: r.createdAt.toISOString(), id: r.id }), toSummary, total);
+    return pageNewestFirst(new IntegrationRepository(this.#db), ctx.orgId, query, toSummary);
   }
 
   async get(ctx: RequestContext, id: string): Promise<FullView> {

@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ToolParameter } from '../../db/schema/index.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
@@ -72,10 +72,7 @@ export class ToolService {
   }
 
   async list(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<ToolView>> {
-    const repo = new ToolRepository(this.#db);
-    const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
-    const [rows, total] = await Promise.all([repo.list(ctx.orgId, query.page_size + 1, before), repo.count(ctx.orgId)]);
-    return toPage(rows, query.page_size, (r) => ({ value: r.createdAt.toISOString(), id: r.id }), toToolView, total);
+    return pageNewestFirst(new ToolRepository(this.#db), ctx.orgId, query, toToolView);
   }
 
   async get(ctx: RequestContext, toolId: string): Promise<ToolView> {

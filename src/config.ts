@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseAllowList } from './adapters/http/safe-request.ts';
 
 /** Typed configuration, read once from the environment by the process entry and passed in. */
 export interface Config {
@@ -68,11 +69,10 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
 function networks(env: Env, name: string): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
-  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const [address, bits] = entry.split('/');
-    const max = address?.includes(':') ? 128 : 32;
-    const ok = /^[0-9a-fA-F:.]+$/.test(address ?? '') && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max));
-    if (!ok) throw new ConfigError(`${name} must be comma-separated IP networks (e.g. 127.0.0.1/32), got "${entry}"`);
+  try {
+    parseAllowList(raw);
+  } catch (err) {
+    throw new ConfigError(`${name} must be comma-separated IP networks (e.g. 127.0.0.1/32): ${(err as Error).message}`);
   }
   return raw;
 }

@@ -55,8 +55,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     });
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const error = Errors.routeNotFound(request.method, request.url.split('?')[0]!);
-    return reply.status(404).send({ detail: error.detail, code: error.code });
+  app.setNotFoundHandler(async (request) => {
+    throw Errors.routeNotFound(request.method, request.url.split('?')[0]!);
   });
 }

@@ -23,12 +23,6 @@ export class IntegrationRepository {
     return row;
   }
 
-  /** Whether the id names another organization's integration (phone import answers 403 for it). */
-  async existsElsewhere(orgId: string, id: string): Promise<boolean> {
-    const [row] = await this.#db.select({ clientId: integrations.clientId }).from(integrations).where(eq(integrations.id, id));
-    return row !== undefined && row.clientId !== orgId;
-  }
-
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<IntegrationRow[]> {
     const page = newestFirst(integrations.createdAt, integrations.id, before);
     return this.#db.select().from(integrations).where(and(eq(integrations.clientId, orgId), page.after)).orderBy(...page.orderBy).limit(limit);

@@ -5,7 +5,7 @@ import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import type { Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
-import { issueApiKey, type ApiKeyView } from '../api-keys/service.ts';
+import { issueApiKey } from '../api-keys/service.ts';
 import { OrganizationRepository, type MemberRow, type OrganizationRow } from './repository.ts';
 
 export interface OrganizationView {
@@ -105,4 +105,3 @@ export class OrganizationService {
   }
 }
 
-export type { ApiKeyView };

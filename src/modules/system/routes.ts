@@ -9,6 +9,7 @@ const tags = ['Service'];
 
 export function systemRoutes(pool: pg.Pool): FastifyPluginAsyncTypebox {
   return async (app) => {
+    let page: string | undefined; // rendered once, on first request: the routes are fixed by then
     app.get('/api/health', {
       config: { auth: 'public' },
       schema: { tags, summary: 'Liveness', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
@@ -41,6 +42,5 @@ export function systemRoutes(pool: pg.Pool): FastifyPluginAsyncTypebox {
       page ??= renderDocsPage(app.swagger() as Record<string, unknown>);
       return reply.type('text/html; charset=utf-8').send(page);
     });
-    let page: string | undefined;
   };
 }

@@ -24,6 +24,10 @@ import { CarrierClient } from './adapters/carrier/carrier-client.ts';
 import { SecretBox } from './core/secret-box.ts';
 import { integrationRoutes } from './modules/integrations/routes.ts';
 import { IntegrationService } from './modules/integrations/service.ts';
+import { phoneNumberRoutes } from './modules/phone-numbers/routes.ts';
+import { PhoneNumberService } from './modules/phone-numbers/service.ts';
+import { LocalSipTrunks } from './adapters/sip/sip-trunks.ts';
+import { LiveKitSipTrunks } from './adapters/sip/livekit-sip-trunks.ts';
 
 export interface AppDeps {
   config: Config;
@@ -121,7 +125,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(agentRoutes(new AgentService(database.db)));
   const secrets = new SecretBox(deps.encryptionKey);
   const carrier = new CarrierClient(config.carrier);
-  await app.register(integrationRoutes(new IntegrationService({ db: database.db, secrets, carrier })));
+  const integrations = new IntegrationService({ db: database.db, secrets, carrier });
+  await app.register(integrationRoutes(integrations));
+  const sip = config.sip.backend === 'livekit' ? new LiveKitSipTrunks(config.sip) : new LocalSipTrunks(database.db);
+  await app.register(phoneNumberRoutes(new PhoneNumberService({ db: database.db, secrets, carrier, voiceUrl: config.carrier.voiceUrl, sip, integrations })));
   await app.register(toolRoutes(new ToolService(database.db, parseAllowList(config.toolAllowedNetworks))));
 
   await app.ready();

@@ -19,8 +19,22 @@ export interface Config {
   toolAllowedNetworks: string | undefined;
   /** Base64 of 32 bytes encrypting stored credentials; generated into `dataDir` when not given. */
   encryptionKey: string | undefined;
-  carrier: { baseUrl: string; timeoutMs: number };
+  carrier: CarrierConfig;
+  sip: SipConfig;
 }
+
+export interface CarrierConfig {
+  /** Twilio-compatible REST API of `carrier_a`. */
+  baseUrl: string;
+  timeoutMs: number;
+  /** Where imported numbers send their inbound calls (the voice runtime's answer webhook). */
+  voiceUrl: string;
+}
+
+/** Where SIP trunks of imported SIP numbers live: the database (`local`) or a LiveKit server. */
+export type SipConfig =
+  | { backend: 'local' }
+  | { backend: 'livekit'; url: string; apiKey: string; apiSecret: string; timeoutSeconds: number };
 
 export interface JwtConfig {
   /** HS256 secret of the embedded identity provider; read from `dataDir` when not given. */
@@ -84,8 +98,26 @@ function encryptionKey(env: Env): string | undefined {
   return raw;
 }
 
+function sip(env: Env): SipConfig {
+  const backend = env.SIP_BACKEND || 'local';
+  if (backend === 'local') return { backend };
+  if (backend !== 'livekit') throw new ConfigError(`SIP_BACKEND must be local or livekit, got "${backend}"`);
+  const liveKitUrl = url(env, 'LIVEKIT_URL');
+  if (!liveKitUrl || !env.LIVEKIT_API_KEY || !env.LIVEKIT_API_SECRET) {
+    throw new ConfigError('SIP_BACKEND=livekit needs LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET');
+  }
+  return {
+    backend,
+    url: liveKitUrl,
+    apiKey: env.LIVEKIT_API_KEY,
+    apiSecret: env.LIVEKIT_API_SECRET,
+    timeoutSeconds: integer(env, 'LIVEKIT_TIMEOUT_SECONDS', 10, 1, 60),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
+  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/$/, '');
   const logLevel = env.LOG_LEVEL || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
@@ -97,7 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: url(env, 'DATABASE_URL'),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     logLevel,
-    publicBaseUrl: (url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/$/, ''),
+    publicBaseUrl,
     jwt: {
       secret: env.JWT_SECRET || undefined,
       jwksUrl: url(env, 'JWT_JWKS_URL'),
@@ -110,6 +142,8 @@ export function loadConfig(env: Env = process.env): Config {
     carrier: {
       baseUrl: url(env, 'CARRIER_A_API_URL') ?? 'https://api.twilio.com',
       timeoutMs: integer(env, 'CARRIER_A_TIMEOUT_MS', 5000, 100, 60000),
+      voiceUrl: url(env, 'CARRIER_A_VOICE_URL') ?? `${publicBaseUrl}/api/telephony/carrier_a/voice`,
     },
+    sip: sip(env),
   };
 }

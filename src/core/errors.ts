@@ -56,6 +56,8 @@ export const Errors = {
   unsupportedMediaType: (detail: string) => new AppError(415, 'unsupported_media_type', detail),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError(429, 'rate_limited', 'Too many requests', undefined, { 'retry-after': String(retryAfterSeconds) }),
+  /** A provider the request depends on (carrier, SIP server, payment provider) refused or did not answer. */
+  upstream: (code: string, detail: string) => new AppError(502, code, detail),
   unavailable: (detail: string) => new AppError(503, 'unavailable', detail),
   internal: () => new AppError(500, 'internal_error', 'Internal server error'),
 } as const;

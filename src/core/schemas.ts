@@ -25,6 +25,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'Unsupported media type',
   429: 'Rate limited',
   500: 'Internal server error',
+  502: 'A provider the request depends on refused or did not answer',
   503: 'Service unavailable',
 };
 

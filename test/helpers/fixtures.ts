@@ -51,3 +51,9 @@ export async function userToken(
 export function uniqueEmail(label = 'user'): string {
   return `${label}.${Date.now().toString(36)}.${++counter}@example.test`;
 }
+
+let phoneCounter = 0;
+/** An E.164 number no other test (or earlier run on the same database) has used. */
+export function uniquePhoneNumber(): string {
+  return `+88${String(Date.now()).slice(-9)}${String(++phoneCounter % 1000).padStart(3, '0')}`;
+}

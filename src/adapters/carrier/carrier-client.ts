@@ -1,6 +1,6 @@
 /**
  * `carrier_a`: the hosted telephony provider, a Twilio-compatible REST API
- * (`/2010-04-01/Accounts/{AccountSid}.json`, HTTP basic auth with the account SID and auth token).
+ * (`/2010-04-01/Accounts/{AccountSid}/...`, HTTP basic auth with the account SID and auth token).
  */
 export interface CarrierCredentials {
   account_sid: string;
@@ -8,6 +8,22 @@ export interface CarrierCredentials {
 }
 
 export type CredentialCheck = { ok: true } | { ok: false; reason: string };
+
+/** A number of the carrier account (`IncomingPhoneNumber`). */
+export interface CarrierNumber {
+  sid: string;
+  phoneNumber: string;
+}
+
+/** Why a carrier call failed: the credentials, the provider's answer, or no answer at all. */
+export class CarrierError extends Error {
+  override name = 'CarrierError';
+  readonly kind: 'rejected' | 'unavailable';
+  constructor(kind: 'rejected' | 'unavailable', message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
 
 export class CarrierClient {
   readonly #baseUrl: string;
@@ -19,20 +35,52 @@ export class CarrierClient {
 
   /** The provider's own test: fetch the account with the credentials. Never throws. */
   async checkCredentials(credentials: CarrierCredentials): Promise<CredentialCheck> {
-    const url = `${this.#baseUrl}/2010-04-01/Accounts/${encodeURIComponent(credentials.account_sid)}.json`;
     try {
-      const res = await fetch(url, {
+      await this.#call(credentials, 'GET', '.json');
+      return { ok: true };
+    } catch (err) {
+      const reason = err instanceof CarrierError ? err.message : 'the provider could not be reached';
+      return { ok: false, reason };
+    }
+  }
+
+  /** The account's number equal to `phoneNumber` (E.164), or undefined when the account has none. */
+  async findIncomingNumber(credentials: CarrierCredentials, phoneNumber: string): Promise<CarrierNumber | undefined> {
+    const body = (await this.#call(credentials, 'GET', `/IncomingPhoneNumbers.json?PhoneNumber=${encodeURIComponent(phoneNumber)}`)) as {
+      incoming_phone_numbers?: Array<{ sid?: unknown; phone_number?: unknown }>;
+    };
+    const match = (body.incoming_phone_numbers ?? []).find((n) => n.phone_number === phoneNumber && typeof n.sid === 'string');
+    return match ? { sid: match.sid as string, phoneNumber } : undefined;
+  }
+
+  /** Points the number's inbound calls at `voiceUrl` (HTTP POST). */
+  async setVoiceUrl(credentials: CarrierCredentials, numberSid: string, voiceUrl: string): Promise<void> {
+    const form = new URLSearchParams({ VoiceUrl: voiceUrl, VoiceMethod: 'POST' });
+    await this.#call(credentials, 'POST', `/IncomingPhoneNumbers/${encodeURIComponent(numberSid)}.json`, form);
+  }
+
+  async #call(credentials: CarrierCredentials, method: 'GET' | 'POST', resource: string, form?: URLSearchParams): Promise<unknown> {
+    const url = `${this.#baseUrl}/2010-04-01/Accounts/${encodeURIComponent(credentials.account_sid)}${resource}`;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
         headers: { authorization: basicAuth(credentials), accept: 'application/json' },
+        body: form,
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.ok) return { ok: true };
-      if (res.status === 401 || res.status === 403) return { ok: false, reason: 'the provider rejected the credentials' };
-      if (res.status === 404) return { ok: false, reason: 'the provider does not know this account' };
-      return { ok: false, reason: `the provider answered HTTP ${res.status}` };
     } catch (err) {
       const timedOut = (err as Error).name === 'TimeoutError';
-      return { ok: false, reason: timedOut ? `the provider did not answer within ${this.#timeoutMs / 1000} s` : 'the provider could not be reached' };
+      throw new CarrierError('unavailable', timedOut ? `the provider did not answer within ${this.#timeoutMs / 1000} s` : 'the provider could not be reached');
+    }
+    const text = await res.text().catch(() => '');
+    if (res.status === 401 || res.status === 403) throw new CarrierError('rejected', 'the provider rejected the credentials');
+    if (res.status === 404) throw new CarrierError('rejected', 'the provider does not know this account');
+    if (!res.ok) throw new CarrierError('unavailable', `the provider answered HTTP ${res.status}`);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new CarrierError('unavailable', 'the provider answered with something other than JSON');
     }
   }
 }

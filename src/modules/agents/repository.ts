@@ -18,8 +18,9 @@ export class AgentRepository {
     return agent!;
   }
 
-  async findById(orgId: string, agentId: string): Promise<AgentRow | undefined> {
-    const [agent] = await this.#db.select().from(agents).where(and(eq(agents.clientId, orgId), eq(agents.id, agentId)));
+  async findById(orgId: string, agentId: string, options: { forUpdate?: boolean } = {}): Promise<AgentRow | undefined> {
+    const query = this.#db.select().from(agents).where(and(eq(agents.clientId, orgId), eq(agents.id, agentId)));
+    const [agent] = options.forUpdate ? await query.for('update') : await query;
     return agent;
   }
 

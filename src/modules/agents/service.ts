@@ -90,7 +90,8 @@ export class AgentService {
   async delete(ctx: RequestContext, agentId: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
       const repo = new AgentRepository(tx);
-      if (!(await repo.findById(ctx.orgId, agentId))) throw Errors.notFound('Agent');
+      // The lock makes a concurrent assignment wait for this delete (and then find no agent).
+      if (!(await repo.findById(ctx.orgId, agentId, { forUpdate: true }))) throw Errors.notFound('Agent');
       const numbers = await repo.phoneNumberIds(ctx.orgId, agentId);
       if (numbers.length) {
         throw Errors.conflict('agent_has_phone_numbers', `The agent has ${numbers.length} assigned phone number(s); unassign them first`);

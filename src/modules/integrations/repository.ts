@@ -1,6 +1,7 @@
 import { and, count, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
 import { newestFirst } from '../../db/keyset.ts';
+import { belongsToAnotherOrganization } from '../../db/ownership.ts';
 import { integrations, phoneNumbers } from '../../db/schema/index.ts';
 
 export type IntegrationRow = typeof integrations.$inferSelect;
@@ -21,6 +22,11 @@ export class IntegrationRepository {
   async findById(orgId: string, id: string): Promise<IntegrationRow | undefined> {
     const [row] = await this.#db.select().from(integrations).where(and(eq(integrations.clientId, orgId), eq(integrations.id, id)));
     return row;
+  }
+
+  /** 403 rather than 404 when a phone import names it, as the specification says. */
+  existsElsewhere(orgId: string, id: string): Promise<boolean> {
+    return belongsToAnotherOrganization(this.#db, integrations, orgId, id);
   }
 
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<IntegrationRow[]> {

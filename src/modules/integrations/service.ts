@@ -86,6 +86,20 @@ export class IntegrationService {
     return { message, data: toFull(updated) };
   }
 
+  /**
+   * The integration another resource is created through (a phone number import): 404 when it does
+   * not exist, 403 when it is another organization's, as the specification says.
+   */
+  async findForUse(ctx: RequestContext, id: string): Promise<{ integration: IntegrationRow; credentials: CarrierCredentials }> {
+    const repo = new IntegrationRepository(this.#db);
+    const integration = await repo.findById(ctx.orgId, id);
+    if (!integration) {
+      if (await repo.existsElsewhere(ctx.orgId, id)) throw Errors.forbidden('The integration belongs to another organization');
+      throw Errors.notFound('Integration');
+    }
+    return { integration, credentials: this.credentialsOf(integration) };
+  }
+
   credentialsOf(row: IntegrationRow): CarrierCredentials {
     return JSON.parse(this.#secrets.open(row.credentialsEncrypted)) as CarrierCredentials;
   }

@@ -1,6 +1,7 @@
 import { and, count, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
 import { newestFirst } from '../../db/keyset.ts';
+import { belongsToAnotherOrganization } from '../../db/ownership.ts';
 import { tools } from '../../db/schema/index.ts';
 
 export type ToolRow = typeof tools.$inferSelect;
@@ -28,13 +29,9 @@ export class ToolRepository {
     return tool;
   }
 
-  /**
-   * Whether the id names a tool of some other organization. Only for the one route where the
-   * specification answers 403 rather than 404 (update tool); it reveals nothing but existence.
-   */
-  async existsElsewhere(orgId: string, toolId: string): Promise<boolean> {
-    const [row] = await this.#db.select({ clientId: tools.clientId }).from(tools).where(eq(tools.id, toolId));
-    return row !== undefined && row.clientId !== orgId;
+  /** 403 rather than 404 on update, as the specification says. */
+  existsElsewhere(orgId: string, toolId: string): Promise<boolean> {
+    return belongsToAnotherOrganization(this.#db, tools, orgId, toolId);
   }
 
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<ToolRow[]> {

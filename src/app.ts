@@ -28,6 +28,12 @@ import { phoneNumberRoutes } from './modules/phone-numbers/routes.ts';
 import { PhoneNumberService } from './modules/phone-numbers/service.ts';
 import { LocalSipTrunks } from './adapters/sip/sip-trunks.ts';
 import { LiveKitSipTrunks } from './adapters/sip/livekit-sip-trunks.ts';
+import { createEmbedder, createObjectStore } from './adapters/factories.ts';
+import type { Embedder } from './adapters/embedding/embedder.ts';
+import type { ObjectStore } from './adapters/storage/object-store.ts';
+import { JobQueue } from './jobs/queue.ts';
+import { knowledgeBaseRoutes } from './modules/knowledge-base/routes.ts';
+import { KnowledgeBaseService } from './modules/knowledge-base/service.ts';
 
 export interface AppDeps {
   config: Config;
@@ -38,6 +44,10 @@ export interface AppDeps {
   encryptionKey: Buffer;
   /** Pino options, or false for silence (tests). */
   logger?: boolean | Record<string, unknown>;
+  /** The job queue and adapters, when the caller shares them with workers; made from config otherwise. */
+  queue?: JobQueue;
+  store?: ObjectStore;
+  embedder?: Embedder;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -129,6 +139,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(integrationRoutes(integrations));
   const sip = config.sip.backend === 'livekit' ? new LiveKitSipTrunks(config.sip) : new LocalSipTrunks(database.db);
   await app.register(phoneNumberRoutes(new PhoneNumberService({ db: database.db, secrets, carrier, voiceUrl: config.carrier.voiceUrl, sip, integrations })));
+  const queue = deps.queue ?? new JobQueue(database.connection, config.jobs);
+  if (!deps.queue) app.addHook('onClose', () => queue.stop());
+  const knowledgeBase = new KnowledgeBaseService({
+    database, queue, store: deps.store ?? createObjectStore(config), embedder: deps.embedder ?? createEmbedder(config),
+  });
+  await app.register(knowledgeBaseRoutes(knowledgeBase, config.dataDir));
   await app.register(toolRoutes(new ToolService(database.db, parseAllowList(config.toolAllowedNetworks))));
 
   await app.ready();

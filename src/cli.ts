@@ -4,6 +4,9 @@ import { openDatabase, runMigrations } from './db/database.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { resolveJwtSecret, signDevelopmentToken } from './core/auth/tokens.ts';
 import { provisionOrganization } from './modules/organizations/service.ts';
+import { createEmbedder, createObjectStore } from './adapters/factories.ts';
+import { JobQueue } from './jobs/queue.ts';
+import { startWorkers } from './jobs/workers.ts';
 
 const HELP = `switchboard <command> [options]
 
@@ -16,6 +19,10 @@ Commands:
       Create an organization with an admin user and an admin API key; prints
       {organization_id, user_id, api_key: {key_id, key, role}} as JSON.
       Works whether or not the server runs (goes through its database socket).
+  worker
+      Run the job workers (document indexing) without the HTTP server, for scale-out; stops
+      on SIGTERM/SIGINT after the running job. Set IN_PROCESS_WORKER=false on the servers
+      to leave all jobs to such workers.
   migrate
       Apply pending database migrations (the server also applies them on start).
   help
@@ -34,11 +41,11 @@ function required(options: Options, name: string): string {
 
 class UsageError extends Error {}
 
-async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>): Promise<T> {
+async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>, poolSize = 2): Promise<T> {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    poolSize: 2,
+    poolSize,
     shareRunningServer: true,
   });
   try {
@@ -66,6 +73,19 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     const email = typeof options.email === 'string' ? options.email : null;
     const created = await withDatabase(config, (database) => provisionOrganization(database.db, { name, email }));
     process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
+  },
+
+  async worker(config) {
+    await withDatabase(config, async (database) => {
+      const queue = new JobQueue(database.connection, config.jobs);
+      await startWorkers({ config, database, queue, store: createObjectStore(config), embedder: createEmbedder(config) });
+      process.stdout.write('worker started\n');
+      await new Promise<void>((resolve) => {
+        process.once('SIGTERM', resolve);
+        process.once('SIGINT', resolve);
+      });
+      await queue.stop();
+    }, 4);
   },
 
   async migrate(config) {

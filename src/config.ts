@@ -21,7 +21,30 @@ export interface Config {
   encryptionKey: string | undefined;
   carrier: CarrierConfig;
   sip: SipConfig;
+  storage: StorageConfig;
+  jobs: JobsConfig;
+  embedder: EmbedderConfig;
 }
+
+export type StorageConfig =
+  | { backend: 'local' }
+  | { backend: 's3'; bucket: string; region: string; endpoint: string | undefined; accessKeyId: string | undefined; secretAccessKey: string | undefined; forcePathStyle: boolean };
+
+export interface JobsConfig {
+  /** Run the job workers inside the server process (false: run `switchboard worker` beside it). */
+  inProcessWorker: boolean;
+  /** How long an indexing job may run before it counts as lost (its worker died) and is retried. */
+  expireSeconds: number;
+  /** How often expired jobs are looked for. */
+  superviseSeconds: number;
+  pollSeconds: number;
+  retryLimit: number;
+}
+
+/** `hashed`: the built-in deterministic lexical embedder; `openai`: any OpenAI-compatible /embeddings endpoint. */
+export type EmbedderConfig =
+  | { kind: 'hashed' }
+  | { kind: 'openai'; url: string; apiKey: string | undefined; model: string; timeoutMs: number };
 
 export interface CarrierConfig {
   /** Twilio-compatible REST API of `carrier_a`. */
@@ -115,6 +138,36 @@ function sip(env: Env): SipConfig {
   };
 }
 
+function storage(env: Env): StorageConfig {
+  const backend = env.STORAGE_BACKEND || 'local';
+  if (backend === 'local') return { backend };
+  if (backend !== 's3') throw new ConfigError(`STORAGE_BACKEND must be local or s3, got "${backend}"`);
+  if (!env.S3_BUCKET) throw new ConfigError('STORAGE_BACKEND=s3 needs S3_BUCKET');
+  const endpoint = url(env, 'S3_ENDPOINT');
+  return {
+    backend,
+    bucket: env.S3_BUCKET,
+    region: env.S3_REGION || 'us-east-1',
+    endpoint,
+    accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+    forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined),
+  };
+}
+
+function embedder(env: Env): EmbedderConfig {
+  const kind = env.EMBEDDER || 'hashed';
+  if (kind === 'hashed') return { kind };
+  if (kind !== 'openai') throw new ConfigError(`EMBEDDER must be hashed or openai, got "${kind}"`);
+  return {
+    kind,
+    url: url(env, 'EMBEDDER_URL') ?? 'https://api.openai.com/v1',
+    apiKey: env.EMBEDDER_API_KEY || undefined,
+    model: env.EMBEDDER_MODEL || 'text-embedding-3-small',
+    timeoutMs: integer(env, 'EMBEDDER_TIMEOUT_MS', 30000, 100, 600000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/$/, '');
@@ -145,5 +198,14 @@ export function loadConfig(env: Env = process.env): Config {
       voiceUrl: url(env, 'CARRIER_A_VOICE_URL') ?? `${publicBaseUrl}/api/telephony/carrier_a/voice`,
     },
     sip: sip(env),
+    storage: storage(env),
+    jobs: {
+      inProcessWorker: flag(env, 'IN_PROCESS_WORKER', true),
+      expireSeconds: integer(env, 'JOB_EXPIRE_SECONDS', 300, 1, 86400),
+      superviseSeconds: integer(env, 'JOB_SUPERVISE_SECONDS', 30, 1, 3600),
+      pollSeconds: integer(env, 'JOB_POLL_SECONDS', 1, 1, 60),
+      retryLimit: integer(env, 'JOB_RETRY_LIMIT', 3, 0, 20),
+    },
+    embedder: embedder(env),
   };
 }

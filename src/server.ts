@@ -5,6 +5,9 @@ import { DataDirLockedError } from './db/lock.ts';
 import { resolveJwtSecret } from './core/auth/tokens.ts';
 import { resolveEncryptionKey } from './core/secret-box.ts';
 import { bootstrapIfEmpty } from './modules/organizations/bootstrap.ts';
+import { createEmbedder, createObjectStore } from './adapters/factories.ts';
+import { JobQueue } from './jobs/queue.ts';
+import { startWorkers } from './jobs/workers.ts';
 
 /** Process entry: config, database, migrations, first-run bootstrap, listen, graceful shutdown. */
 async function main(): Promise<void> {
@@ -17,7 +20,12 @@ async function main(): Promise<void> {
   await runMigrations(database);
   const jwtSecret = resolveJwtSecret(config.jwt, config.dataDir);
   const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
-  const app = await buildApp({ config, database, jwtSecret, encryptionKey });
+  const queue = new JobQueue(database.connection, config.jobs);
+  const store = createObjectStore(config);
+  const embedder = createEmbedder(config);
+  const app = await buildApp({ config, database, jwtSecret, encryptionKey, queue, store, embedder });
+  await queue.start();
+  if (config.jobs.inProcessWorker) await startWorkers({ config, database, queue, store, embedder });
 
   if (config.bootstrap) {
     const created = await bootstrapIfEmpty(database.db, config.dataDir);
@@ -42,6 +50,7 @@ async function main(): Promise<void> {
     app.log.info(`${signal}: finishing in-flight requests`);
     try {
       await app.close(); // stops accepting, waits for in-flight requests
+      await queue.stop(); // lets running jobs finish (others are retried after they expire)
       await database.close();
       process.exit(0);
     } catch (err) {

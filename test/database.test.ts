@@ -40,6 +40,13 @@ describe('database', () => {
     assert.equal(state.n, 40);
   });
 
+  test('400 concurrent parameterized queries each get their own answer (extended protocol is not interleaved)', async () => {
+    const { database } = await testEnv();
+    const answers = await Promise.all(Array.from({ length: 400 }, (_, i) =>
+      database.pool.query('SELECT $1::int AS n, $2::text AS label', [i, `q${i}`]).then((r) => r.rows[0])));
+    answers.forEach((row, i) => assert.deepEqual(row, { n: i, label: `q${i}` }));
+  });
+
   test('pgvector and pg_trgm are installed', async () => {
     const { database } = await testEnv();
     const { rows } = await database.pool.query(

@@ -15,6 +15,8 @@ export interface Database {
   pool: pg.Pool;
   db: Db;
   kind: 'embedded' | 'server';
+  /** How to open further connections (the job queue opens its own pool). */
+  connection: pg.PoolConfig;
   close(): Promise<void>;
 }
 
@@ -28,10 +30,12 @@ const EXTRA_EMBEDDED_CONNECTIONS = 10;
 
 function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void>): Database {
   pool.on('error', () => {}); // an idle client's error (server restart) must not crash the process
+  const { connectionString, host, user, database } = pool.options;
   return {
     pool,
     db: drizzle({ client: pool, schema }),
     kind,
+    connection: connectionString ? { connectionString } : { host, user, database },
     async close() {
       await pool.end();
       await onClose();
@@ -91,6 +95,25 @@ export async function runMigrations(database: Database): Promise<void> {
     } finally {
       await client.query('SELECT pg_advisory_unlock(7314001)');
     }
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * A transaction that also hands out its raw client, for libraries that take one (the job queue
+ * writes its job in the same transaction as the row it is about).
+ */
+export async function withClientTransaction<T>(database: Database, work: (tx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await database.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(drizzle({ client, schema }) as unknown as Db, client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
   } finally {
     client.release();
   }

@@ -5,6 +5,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { acquireLock, lockHolder } from './lock.ts';
+import { fixSocketQueue } from './socket-queue.ts';
 
 /** The embedded PostgreSQL (PGlite) served on a Unix socket so every client uses the `pg` driver. */
 export interface EmbeddedServer {
@@ -59,6 +60,7 @@ export async function startEmbedded(options: {
     fs.rmSync(socketFile, { force: true }); // left by a process that died; we hold the lock now
     const db = await PGlite.create({ dataDir: pgData, extensions: { vector, pg_trgm } });
     const server = new PGLiteSocketServer({ db, path: socketFile, maxConnections: options.maxConnections });
+    fixSocketQueue(server);
     await server.start();
     // The listener is private to pglite-socket; unref it when asked so it alone never keeps a process alive.
     if (options.unref) (server as unknown as { server?: { unref(): void } }).server?.unref();

@@ -5,6 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, openMemoryDatabase, runMigrations, type Database } from '../../src/db/database.ts';
+import { createEmbedder, createObjectStore } from '../../src/adapters/factories.ts';
+import { JobQueue } from '../../src/jobs/queue.ts';
+import { startWorkers } from '../../src/jobs/workers.ts';
 
 /**
  * One database and one app per test run (the runner uses --test-isolation=none, so every file
@@ -17,6 +20,8 @@ export interface TestEnv {
   config: Config;
   jwtSecret: string;
   tmpDir: string;
+  /** The queue the app sends to and the in-process workers take from. */
+  queue: JobQueue;
 }
 
 export const TEST_JWT_SECRET = 'test-secret-for-the-embedded-issuer-0123456789';
@@ -33,6 +38,10 @@ export function testConfig(tmpDir: string, overrides: Record<string, string> = {
     LOG_LEVEL: 'silent',
     BOOTSTRAP: 'false',
     PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
+    // Short job expiry so a killed worker's job is retried within a test's patience.
+    JOB_EXPIRE_SECONDS: '4',
+    JOB_SUPERVISE_SECONDS: '1',
+    JOB_RETRY_LIMIT: '2',
     ...overrides,
   });
 }
@@ -44,8 +53,12 @@ async function create(): Promise<TestEnv> {
     ? await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: config.dataDir, poolSize: 10, idleTimeoutMs: IDLE_MS })
     : await openMemoryDatabase(tmpDir, 10, IDLE_MS);
   await runMigrations(database);
-  const app = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false });
-  return { app, database, config, jwtSecret: TEST_JWT_SECRET, tmpDir };
+  const queue = new JobQueue(database.connection, config.jobs, { background: true });
+  const store = createObjectStore(config);
+  const embedder = createEmbedder(config);
+  const app = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false, queue, store, embedder });
+  await startWorkers({ config, database, queue, store, embedder });
+  return { app, database, config, jwtSecret: TEST_JWT_SECRET, tmpDir, queue };
 }
 
 export function testEnv(): Promise<TestEnv> {
@@ -59,6 +72,7 @@ export async function closeTestEnv(): Promise<void> {
   const env = await pending;
   pending = undefined;
   await env.app.close();
+  await env.queue.stop();
   await env.database.close();
   fs.rmSync(env.tmpDir, { recursive: true, force: true });
 }

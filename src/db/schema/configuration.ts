@@ -1,12 +1,5 @@
 import { boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { organizations } from './identity.ts';
-
-const createdAt = () => timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow();
-const updatedAt = () => timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow();
-const clientId = () =>
-  text('client_id')
-    .notNull()
-    .references(() => organizations.id, { onDelete: 'cascade' });
+import { clientId, createdAt, updatedAt } from './columns.ts';
 
 export const agents = pgTable(
   'agents',

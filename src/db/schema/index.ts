@@ -1,2 +1,3 @@
 export * from './identity.ts';
 export * from './configuration.ts';
+export * from './knowledge-base.ts';

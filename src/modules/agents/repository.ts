@@ -1,7 +1,14 @@
 import { and, asc, count, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
 import { newestFirst } from '../../db/keyset.ts';
-import { agents, agentTools, phoneNumbers, tools } from '../../db/schema/index.ts';
+import { agentDocuments, agents, agentTools, documents, phoneNumbers, tools } from '../../db/schema/index.ts';
+
+/** What an agent links to by id lists (`tool_ids`, `documentation_ids`). */
+const LINKS = {
+  tools: { table: agentTools, column: agentTools.toolId, key: 'toolId', target: tools },
+  documents: { table: agentDocuments, column: agentDocuments.documentId, key: 'documentId', target: documents },
+} as const;
+export type LinkKind = keyof typeof LINKS;
 
 export type AgentRow = typeof agents.$inferSelect;
 export type NewAgentRow = Omit<typeof agents.$inferInsert, 'clientId'>;
@@ -48,24 +55,28 @@ export class AgentRepository {
     return deleted.length > 0;
   }
 
-  /** Of the given tool ids, those that exist in the organization. */
-  async existingToolIds(orgId: string, toolIds: string[]): Promise<string[]> {
-    if (toolIds.length === 0) return [];
-    const rows = await this.#db.select({ id: tools.id }).from(tools).where(and(eq(tools.clientId, orgId), inArray(tools.id, toolIds)));
+  /** Of the given tool or document ids, those that exist in the organization. */
+  async existingIds(kind: LinkKind, orgId: string, ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { target } = LINKS[kind];
+    const rows = await this.#db.select({ id: target.id }).from(target).where(and(eq(target.clientId, orgId), inArray(target.id, ids)));
     return rows.map((r) => r.id);
   }
 
-  async replaceTools(orgId: string, agentId: string, toolIds: string[]): Promise<void> {
-    await this.#db.delete(agentTools).where(and(eq(agentTools.clientId, orgId), eq(agentTools.agentId, agentId)));
-    if (toolIds.length) await this.#db.insert(agentTools).values(toolIds.map((toolId) => ({ clientId: orgId, agentId, toolId })));
+  /** Replaces the agent's tool set or document set whole. */
+  async replaceLinks(kind: LinkKind, orgId: string, agentId: string, ids: string[]): Promise<void> {
+    const { table, key } = LINKS[kind];
+    await this.#db.delete(table).where(and(eq(table.clientId, orgId), eq(table.agentId, agentId)));
+    if (ids.length) await this.#db.insert(table).values(ids.map((id) => ({ clientId: orgId, agentId, [key]: id }) as never));
   }
 
-  async toolIds(orgId: string, agentId: string): Promise<string[]> {
+  async linkedIds(kind: LinkKind, orgId: string, agentId: string): Promise<string[]> {
+    const { table, column } = LINKS[kind];
     const rows = await this.#db
-      .select({ id: agentTools.toolId })
-      .from(agentTools)
-      .where(and(eq(agentTools.clientId, orgId), eq(agentTools.agentId, agentId)))
-      .orderBy(asc(agentTools.createdAt), asc(agentTools.toolId));
+      .select({ id: column })
+      .from(table)
+      .where(and(eq(table.clientId, orgId), eq(table.agentId, agentId)))
+      .orderBy(asc(table.createdAt), asc(column));
     return rows.map((r) => r.id);
   }
 

@@ -25,6 +25,7 @@ const editable = {
   max_call_duration_seconds: Type.Integer({ minimum: 10, maximum: 14400 }),
   recording_enabled: Type.Boolean(),
   tool_ids: IdList('Tools the agent may call (replaces the whole set)'),
+  documentation_ids: IdList('Knowledge-base documents the agent searches (replaces the whole set)'),
 };
 
 export const CreateAgentBody = Type.Object(
@@ -44,6 +45,7 @@ export const CreateAgentBody = Type.Object(
     max_call_duration_seconds: Type.Optional({ ...editable.max_call_duration_seconds, default: 1800 }),
     recording_enabled: Type.Optional({ ...editable.recording_enabled, default: false }),
     tool_ids: Type.Optional(editable.tool_ids),
+    documentation_ids: Type.Optional(editable.documentation_ids),
   },
   { additionalProperties: false },
 );

@@ -5,7 +5,7 @@ import { pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
-import { AgentRepository, type AgentRow, type NewAgentRow } from './repository.ts';
+import { AgentRepository, type LinkKind, type AgentRow, type NewAgentRow } from './repository.ts';
 import type { Agent, AgentSummary, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
 
 type AgentSummaryView = Static<typeof AgentSummary>;
@@ -57,10 +57,12 @@ export class AgentService {
   async create(ctx: RequestContext, input: CreateInput): Promise<AgentView> {
     return this.#db.transaction(async (tx) => {
       const repo = new AgentRepository(tx);
-      const toolIds = await this.#checkTools(repo, ctx.orgId, input.tool_ids);
+      const toolIds = await this.#checkLinks(repo, 'tools', ctx.orgId, input.tool_ids);
+      const documentIds = await this.#checkLinks(repo, 'documents', ctx.orgId, input.documentation_ids);
       // Defaults come from the body schema; the casts only tell TypeScript they were applied.
       const row = await repo.insert(ctx.orgId, { ...(columns(input) as NewAgentRow), id: newId('agent') });
-      if (toolIds.length) await repo.replaceTools(ctx.orgId, row.id, toolIds);
+      if (toolIds?.length) await repo.replaceLinks('tools', ctx.orgId, row.id, toolIds);
+      if (documentIds?.length) await repo.replaceLinks('documents', ctx.orgId, row.id, documentIds);
       return this.#full(tx, row);
     });
   }
@@ -79,9 +81,11 @@ export class AgentService {
     return this.#db.transaction(async (tx) => {
       const repo = new AgentRepository(tx);
       if (!(await repo.findById(ctx.orgId, agentId))) throw Errors.notFound('Agent');
-      const toolIds = input.tool_ids === undefined ? undefined : await this.#checkTools(repo, ctx.orgId, input.tool_ids);
+      const toolIds = await this.#checkLinks(repo, 'tools', ctx.orgId, input.tool_ids);
+      const documentIds = await this.#checkLinks(repo, 'documents', ctx.orgId, input.documentation_ids);
       const row = (await repo.update(ctx.orgId, agentId, columns(input)))!;
-      if (toolIds) await repo.replaceTools(ctx.orgId, agentId, toolIds);
+      if (toolIds) await repo.replaceLinks('tools', ctx.orgId, agentId, toolIds);
+      if (documentIds) await repo.replaceLinks('documents', ctx.orgId, agentId, documentIds);
       return this.#full(tx, row);
     });
   }
@@ -100,17 +104,20 @@ export class AgentService {
     });
   }
 
-  async #checkTools(repo: AgentRepository, orgId: string, toolIds: string[] | undefined): Promise<string[]> {
-    if (!toolIds?.length) return [];
-    const found = new Set(await repo.existingToolIds(orgId, toolIds));
-    const missing = toolIds.find((id) => !found.has(id));
-    if (missing) throw Errors.notFound(`Tool ${missing}`);
-    return toolIds;
+  /** The ids as given (undefined when not given), once each is known to exist in the organization. */
+  async #checkLinks(repo: AgentRepository, kind: LinkKind, orgId: string, ids: string[] | undefined): Promise<string[] | undefined> {
+    if (!ids?.length) return ids;
+    const found = new Set(await repo.existingIds(kind, orgId, ids));
+    const missing = ids.find((id) => !found.has(id));
+    if (missing) throw Errors.notFound(`${kind === 'tools' ? 'Tool' : 'Document'} ${missing}`);
+    return ids;
   }
 
   async #full(db: Executor, row: AgentRow): Promise<AgentView> {
     const repo = new AgentRepository(db);
-    const [toolIds, phoneNumberIds] = await Promise.all([repo.toolIds(row.clientId, row.id), repo.phoneNumberIds(row.clientId, row.id)]);
+    const [toolIds, documentIds, phoneNumberIds] = await Promise.all([
+      repo.linkedIds('tools', row.clientId, row.id), repo.linkedIds('documents', row.clientId, row.id), repo.phoneNumberIds(row.clientId, row.id),
+    ]);
     return {
       ...toAgentSummary(row),
       client_id: row.clientId,
@@ -122,8 +129,7 @@ export class AgentService {
       temperature: row.temperature,
       max_call_duration_seconds: row.maxCallDurationSeconds,
       tool_ids: toolIds,
-      // Documents attach to agents with the knowledge base (issue 4); until it exists there are none.
-      documentation_ids: [],
+      documentation_ids: documentIds,
       phone_number_ids: phoneNumberIds,
     };
   }

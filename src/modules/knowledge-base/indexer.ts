@@ -1,0 +1,75 @@
+import type { Job } from 'pg-boss';
+import type { Db } from '../../db/database.ts';
+import type { Embedder } from '../../adapters/embedding/embedder.ts';
+import type { ObjectStore } from '../../adapters/storage/object-store.ts';
+import type { IndexDocumentJob } from '../../jobs/queue.ts';
+import { chunk, countWords, extract, ExtractionError } from './extract.ts';
+import type { Format } from './file-types.ts';
+import { DocumentRepository } from './repository.ts';
+
+/**
+ * The indexing job: extract → chunk → embed → store. Safe to run twice and to kill at any point:
+ * chunks are replaced whole in the same transaction that marks the revision completed, and a job
+ * for a deleted or newer revision does nothing. A worker that dies leaves its job to expire and
+ * be retried; the dead-letter handler fails what never finished.
+ */
+export class DocumentIndexer {
+  readonly #db: Db;
+  readonly #store: ObjectStore;
+  readonly #embedder: Embedder;
+  readonly #retryLimit: number;
+  constructor(deps: { db: Db; store: ObjectStore; embedder: Embedder; retryLimit: number }) {
+    this.#db = deps.db;
+    this.#store = deps.store;
+    this.#embedder = deps.embedder;
+    this.#retryLimit = deps.retryLimit;
+  }
+
+  async index(job: Job<IndexDocumentJob>): Promise<void> {
+    const { clientId, documentId, revision } = job.data;
+    const repo = new DocumentRepository(this.#db);
+    const doc = await repo.findById(clientId, documentId);
+    if (!doc || doc.revision !== revision || doc.processingStatus === 'completed') return;
+    await repo.update(clientId, documentId, { processingStatus: 'processing', lastProcessedAt: new Date() }, revision);
+    try {
+      const content = doc.type === 'text' ? Buffer.from(doc.text ?? '', 'utf8') : await this.#read(doc.storageKey!);
+      const extracted = await extract(doc.format as Format, content);
+      const chunks = chunk(extracted);
+      const embeddings = await this.#embedder.embed(chunks.map((c) => c.text));
+      await this.#db.transaction(async (tx) => {
+        const txRepo = new DocumentRepository(tx);
+        const current = await txRepo.update(clientId, documentId, {
+          processingStatus: 'completed',
+          processingError: null,
+          pageCount: extracted.pageCount,
+          wordCount: countWords(extracted),
+          vectorCount: chunks.length,
+          lastProcessedAt: new Date(),
+        }, revision);
+        if (current) await txRepo.replaceChunks(clientId, documentId, chunks.map((c, i) => ({ ...c, embedding: embeddings[i]! })));
+      });
+    } catch (err) {
+      const permanent = err instanceof ExtractionError;
+      if (permanent || job.retryCount >= this.#retryLimit) {
+        await repo.update(clientId, documentId, { processingStatus: 'failed', processingError: (err as Error).message }, revision);
+        if (permanent) return;
+      }
+      throw err; // retried by the queue
+    }
+  }
+
+  /** Jobs whose retries ran out without a handler recording why (their worker died). */
+  async giveUp(job: Job<IndexDocumentJob>): Promise<void> {
+    const { clientId, documentId, revision } = job.data;
+    const repo = new DocumentRepository(this.#db);
+    const doc = await repo.findById(clientId, documentId);
+    if (!doc || doc.revision !== revision || doc.processingStatus === 'completed' || doc.processingStatus === 'failed') return;
+    await repo.update(clientId, documentId, { processingStatus: 'failed', processingError: 'Processing did not finish after every retry; reprocess the document to try again' }, revision);
+  }
+
+  async #read(key: string): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    for await (const part of await this.#store.read(key)) parts.push(part as Buffer);
+    return Buffer.concat(parts);
+  }
+}

@@ -1,0 +1,174 @@
+import { and, asc, count, desc, eq, gt, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../db/database.ts';
+import { agentDocuments, agents, documentChunks, documents } from '../../db/schema/index.ts';
+
+export type DocumentRow = typeof documents.$inferSelect;
+export type NewDocumentRow = Omit<typeof documents.$inferInsert, 'clientId'>;
+
+export type SortBy = 'name' | 'created_at' | 'updated_at' | 'size';
+export interface DocumentFilter {
+  search?: string;
+  types?: Array<'file' | 'text'>;
+}
+export interface SortOrder {
+  by: SortBy;
+  direction: 'asc' | 'desc';
+}
+
+const SORT_COLUMNS = { name: documents.name, created_at: documents.createdAt, updated_at: documents.updatedAt, size: documents.sizeBytes };
+
+/** The position a page continues after: the sort value of the previous page's last row, and its id. */
+export type DocumentPosition = { value: string | number | Date; id: string };
+
+export function sortValueOf(row: DocumentRow, by: SortBy): string | number {
+  if (by === 'name') return row.name;
+  if (by === 'size') return row.sizeBytes;
+  return (by === 'created_at' ? row.createdAt : row.updatedAt).toISOString();
+}
+
+export interface ChunkInput {
+  text: string;
+  page: number | null;
+  embedding: number[];
+}
+
+export interface ChunkHit {
+  documentation_id: string;
+  name: string;
+  text: string;
+  page: number | null;
+  score: number;
+}
+
+/** Documents, their chunks and their agents, for one organization at a time. */
+export class DocumentRepository {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  async insert(orgId: string, row: NewDocumentRow): Promise<DocumentRow> {
+    const [created] = await this.#db.insert(documents).values({ ...row, clientId: orgId }).returning();
+    return created!;
+  }
+
+  async findById(orgId: string, id: string): Promise<DocumentRow | undefined> {
+    const [row] = await this.#db.select().from(documents).where(and(eq(documents.clientId, orgId), eq(documents.id, id)));
+    return row;
+  }
+
+  async list(orgId: string, filter: DocumentFilter, order: SortOrder, limit: number, after?: DocumentPosition): Promise<DocumentRow[]> {
+    const column = SORT_COLUMNS[order.by];
+    const direction = order.direction === 'asc' ? asc : desc;
+    let position: SQL | undefined;
+    if (after) {
+      const beyond = order.direction === 'asc' ? gt : lt;
+      position = or(beyond(column, after.value), and(eq(column, after.value), beyond(documents.id, after.id)));
+    }
+    return this.#db.select().from(documents)
+      .where(and(this.#filter(orgId, filter), position))
+      .orderBy(direction(column), direction(documents.id))
+      .limit(limit);
+  }
+
+  async count(orgId: string, filter: DocumentFilter): Promise<number> {
+    const [row] = await this.#db.select({ n: count() }).from(documents).where(this.#filter(orgId, filter));
+    return row?.n ?? 0;
+  }
+
+  async update(orgId: string, id: string, changes: Partial<NewDocumentRow>, onlyRevision?: number): Promise<DocumentRow | undefined> {
+    const [row] = await this.#db.update(documents)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(and(eq(documents.clientId, orgId), eq(documents.id, id), onlyRevision === undefined ? undefined : eq(documents.revision, onlyRevision)))
+      .returning();
+    return row;
+  }
+
+  /** A new revision to process: older jobs still queued will find they are stale. */
+  async bumpRevision(orgId: string, id: string): Promise<DocumentRow | undefined> {
+    const [row] = await this.#db.update(documents)
+      .set({ revision: sql`${documents.revision} + 1`, processingStatus: 'pending', processingError: null, updatedAt: new Date() })
+      .where(and(eq(documents.clientId, orgId), eq(documents.id, id)))
+      .returning();
+    return row;
+  }
+
+  async delete(orgId: string, id: string): Promise<DocumentRow | undefined> {
+    const [row] = await this.#db.delete(documents).where(and(eq(documents.clientId, orgId), eq(documents.id, id))).returning();
+    return row;
+  }
+
+  /** Replaces the document's chunks whole (run inside the transaction that marks it completed). */
+  async replaceChunks(orgId: string, documentId: string, chunks: ChunkInput[]): Promise<void> {
+    await this.#db.delete(documentChunks).where(and(eq(documentChunks.clientId, orgId), eq(documentChunks.documentId, documentId)));
+    for (let i = 0; i < chunks.length; i += 200) {
+      await this.#db.insert(documentChunks).values(chunks.slice(i, i + 200).map((c, j) => ({
+        documentId, clientId: orgId, chunkIndex: i + j, page: c.page, text: c.text, embedding: c.embedding,
+      })));
+    }
+  }
+
+  async agentExists(orgId: string, agentId: string): Promise<boolean> {
+    const [row] = await this.#db.select({ id: agents.id }).from(agents).where(and(eq(agents.clientId, orgId), eq(agents.id, agentId)));
+    return row !== undefined;
+  }
+
+  async attach(orgId: string, agentId: string, documentId: string): Promise<void> {
+    await this.#db.insert(agentDocuments).values({ clientId: orgId, agentId, documentId }).onConflictDoNothing();
+  }
+
+  async agentIds(orgId: string, documentId: string): Promise<string[]> {
+    const rows = await this.#db.select({ id: agentDocuments.agentId }).from(agentDocuments)
+      .where(and(eq(agentDocuments.clientId, orgId), eq(agentDocuments.documentId, documentId)))
+      .orderBy(asc(agentDocuments.createdAt), asc(agentDocuments.agentId));
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Hybrid search: the nearest chunks by cosine distance and the best full-text matches, each
+   * ranked, fused by reciprocal rank (score = sum of 1 / (60 + rank)).
+   */
+  async search(orgId: string, query: { text: string; embedding: number[]; agentId?: string; topK: number }): Promise<ChunkHit[]> {
+    const candidates = Math.max(query.topK * 4, 40);
+    const vector = `[${query.embedding.join(',')}]`;
+    const scope = query.agentId
+      ? sql`AND c.document_id IN (SELECT document_id FROM agent_documents WHERE client_id = ${orgId} AND agent_id = ${query.agentId})`
+      : sql``;
+    const result = await this.#db.execute<{ documentation_id: string; name: string; text: string; page: number | null; score: number }>(sql`
+      WITH nearest AS (
+        SELECT document_id, chunk_index, row_number() OVER () AS rank FROM (
+          SELECT c.document_id, c.chunk_index FROM document_chunks c
+          WHERE c.client_id = ${orgId} ${scope}
+          ORDER BY c.embedding <=> ${vector}::vector LIMIT ${candidates}
+        ) v
+      ),
+      matching AS (
+        SELECT document_id, chunk_index, row_number() OVER () AS rank FROM (
+          SELECT c.document_id, c.chunk_index FROM document_chunks c, websearch_to_tsquery('simple', ${query.text}) q
+          WHERE c.client_id = ${orgId} ${scope} AND c.search_vector @@ q
+          ORDER BY ts_rank_cd(c.search_vector, q) DESC LIMIT ${candidates}
+        ) m
+      ),
+      fused AS (
+        SELECT document_id, chunk_index, sum(1.0 / (60 + rank)) AS score
+        FROM (SELECT * FROM nearest UNION ALL SELECT * FROM matching) ranked
+        GROUP BY document_id, chunk_index
+      )
+      SELECT f.document_id AS documentation_id, d.name, c.text, c.page, f.score::float8 AS score
+      FROM fused f
+      JOIN document_chunks c ON c.document_id = f.document_id AND c.chunk_index = f.chunk_index
+      JOIN documents d ON d.id = f.document_id
+      ORDER BY f.score DESC, f.document_id, f.chunk_index
+      LIMIT ${query.topK}`);
+    return result.rows.map((r) => ({ ...r, score: Number(r.score) }));
+  }
+
+  #filter(orgId: string, filter: DocumentFilter): SQL | undefined {
+    const escaped = filter.search?.replace(/[\\%_]/g, (c) => `\\${c}`);
+    return and(
+      eq(documents.clientId, orgId),
+      escaped ? ilike(documents.name, `%${escaped}%`) : undefined,
+      filter.types?.length ? inArray(documents.type, filter.types) : undefined,
+    );
+  }
+}

@@ -1,0 +1,106 @@
+import path from 'node:path';
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Errors } from '../../core/errors.ts';
+import { ORG_ROUTE_ERRORS, envelope, errorResponses, listEnvelope, MessageEnvelope, OrganizationHeader, pageBody } from '../../core/schemas.ts';
+import { detectFormat } from './file-types.ts';
+import { CreatedDocument, CreateTextDocumentBody, Document, DocumentIdParams, DocumentSummary, ListDocumentsQuery, MAX_FILE_BYTES, SearchBody, SearchHit } from './schemas.ts';
+import type { KnowledgeBaseService } from './service.ts';
+import { readDocumentUpload } from './upload.ts';
+
+const tags = ['Knowledge base'];
+
+// Documents the multipart form; its parts are checked while streaming (readDocumentUpload), so the
+// schema has no `type`/`required` for the validator to apply to the (unparsed) body.
+const MultipartDocument = {
+  description: 'Fields name (1-200 characters, required), file (required) and agent_id (optional)',
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    file: { type: 'string', format: 'binary', description: 'PDF, DOCX, TXT, Markdown, HTML or CSV; at most 50 MB' },
+    agent_id: { type: 'string' },
+  },
+};
+
+export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: string): FastifyPluginAsyncTypebox {
+  const tmpDir = path.join(dataDir, 'tmp');
+  return async (app) => {
+    await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES + 1, files: 2, fields: 10, fieldSize: 64 * 1024, parts: 20 }, throwFileSizeLimit: true });
+
+    app.post('/api/knowledge-base', {
+      config: { permission: 'kb:create' },
+      bodyLimit: 12 * 1024 * 1024,
+      schema: {
+        tags, headers: OrganizationHeader,
+        summary: 'Create a document from a file (multipart/form-data) or a text (JSON); queues its indexing job',
+        body: { content: { 'application/json': { schema: CreateTextDocumentBody }, 'multipart/form-data': { schema: MultipartDocument } } } as never,
+        response: { 200: envelope(CreatedDocument), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 413, 415) },
+      },
+    }, async (req, reply) => {
+      if (!req.isMultipart()) {
+        const body = req.body as { name: string; text?: string; agent_id?: string };
+        if (body.text === undefined) throw Errors.validation('Give either a file (multipart) or a text', [{ path: 'body.text', message: 'required when no file is uploaded' }]);
+        return { success: true, message: 'Document created; indexing queued', data: await service.createText(req.ctx, { name: body.name, text: body.text, agentId: body.agent_id }) };
+      }
+      let upload;
+      try {
+        upload = await readDocumentUpload(req, tmpDir);
+      } catch (err) {
+        reply.header('connection', 'close'); // the rest of a refused upload is not read
+        throw err;
+      }
+      try {
+        const format = detectFormat(upload.filename, upload.file.head);
+        if (!format) throw Errors.unsupportedMediaType('Unsupported file type: upload PDF, DOCX, TXT, Markdown, HTML or CSV (the content must match the extension)');
+        const data = await service.createFile(req.ctx, { name: upload.name, agentId: upload.agentId, file: upload.file, filename: upload.filename, format });
+        return { success: true, message: 'Document uploaded; indexing queued', data };
+      } finally {
+        await upload.file.discard();
+      }
+    });
+
+    app.get('/api/knowledge-base', {
+      config: { permission: 'kb:read' },
+      schema: {
+        tags, summary: 'List documents: search by name, filter by type, sort by name, created_at, updated_at or size', headers: OrganizationHeader,
+        querystring: ListDocumentsQuery, response: { 200: listEnvelope(DocumentSummary), ...errorResponses(...ORG_ROUTE_ERRORS) },
+      },
+    }, async (req) => pageBody(await service.list(req.ctx, req.query)));
+
+    app.get('/api/knowledge-base/:documentation_id', {
+      config: { permission: 'kb:read' },
+      schema: {
+        tags, summary: 'Get the full document', headers: OrganizationHeader, params: DocumentIdParams,
+        response: { 200: envelope(Document), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
+      },
+    }, async (req) => ({ success: true, data: await service.get(req.ctx, req.params.documentation_id) }));
+
+    app.delete('/api/knowledge-base/:documentation_id', {
+      config: { permission: 'kb:delete' },
+      schema: {
+        tags, summary: 'Delete a document with its file, chunks and vectors', headers: OrganizationHeader, params: DocumentIdParams,
+        response: { 200: MessageEnvelope, ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
+      },
+    }, async (req) => {
+      await service.delete(req.ctx, req.params.documentation_id);
+      return { success: true, message: 'Document deleted' };
+    });
+
+    app.post('/api/knowledge-base/:documentation_id/reprocess', {
+      config: { permission: 'kb:update' },
+      schema: {
+        tags, summary: 'Index the document again (a new job; older jobs for it are ignored)', headers: OrganizationHeader, params: DocumentIdParams,
+        response: { 200: envelope(CreatedDocument), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
+      },
+    }, async (req) => ({ success: true, message: 'Reprocessing queued', data: await service.reprocess(req.ctx, req.params.documentation_id) }));
+
+    app.post('/api/knowledge-base/search', {
+      config: { permission: 'kb:read' },
+      schema: {
+        tags, summary: 'Hybrid search (vector + full text, reciprocal rank fusion) over the organization\'s or one agent\'s documents',
+        headers: OrganizationHeader, body: SearchBody,
+        response: { 200: envelope(Type.Array(SearchHit)), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
+      },
+    }, async (req) => ({ success: true, data: await service.search(req.ctx, req.body) }));
+  };
+}

@@ -1,0 +1,158 @@
+import path from 'node:path';
+import type { Static } from 'typebox';
+import { withClientTransaction, type Database } from '../../db/database.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { decodeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { Errors } from '../../core/errors.ts';
+import { newDocumentId } from '../../core/ids.ts';
+import { iso } from '../../core/schemas.ts';
+import type { Embedder } from '../../adapters/embedding/embedder.ts';
+import type { ObjectStore } from '../../adapters/storage/object-store.ts';
+import type { SpooledFile } from '../../adapters/storage/spool.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import { FORMATS, type Format } from './file-types.ts';
+import { DocumentRepository, sortValueOf, type DocumentRow, type NewDocumentRow, type SortBy } from './repository.ts';
+import type { CreatedDocument, Document, DocumentSummary, ListDocumentsQuery, SearchHit } from './schemas.ts';
+
+type SummaryView = Static<typeof DocumentSummary>;
+type DocumentView = Static<typeof Document>;
+type Created = Static<typeof CreatedDocument>;
+
+function toSummary(row: DocumentRow): SummaryView {
+  const isFile = row.type === 'file';
+  return {
+    documentation_id: row.id,
+    name: row.name,
+    type: row.type as SummaryView['type'],
+    size: isFile ? row.sizeBytes : null,
+    filename: isFile ? row.filename : null,
+    word_count: row.wordCount,
+    processing_status: row.processingStatus as SummaryView['processing_status'],
+    page_count: row.pageCount,
+    vector_count: row.vectorCount,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  };
+}
+
+/** A filename safe as the last part of an object key. */
+function keyName(filename: string): string {
+  return path.basename(filename).replace(/[^A-Za-z0-9._-]+/g, '_').slice(-100) || 'file';
+}
+
+export class KnowledgeBaseService {
+  readonly #database: Database;
+  readonly #queue: JobQueue;
+  readonly #store: ObjectStore;
+  readonly #embedder: Embedder;
+  constructor(deps: { database: Database; queue: JobQueue; store: ObjectStore; embedder: Embedder }) {
+    this.#database = deps.database;
+    this.#queue = deps.queue;
+    this.#store = deps.store;
+    this.#embedder = deps.embedder;
+  }
+
+  async createText(ctx: RequestContext, input: { name: string; text: string; agentId?: string }): Promise<Created> {
+    await this.#checkAgent(ctx, input.agentId);
+    return this.#create(ctx, {
+      id: newDocumentId(), name: input.name, type: 'text', format: 'txt', text: input.text, sizeBytes: Buffer.byteLength(input.text),
+    }, input.agentId);
+  }
+
+  /** The file is already spooled and sniffed; it moves to the object store, then the row and job commit together. */
+  async createFile(ctx: RequestContext, input: { name: string; agentId?: string; file: SpooledFile; filename: string; format: Format }): Promise<Created> {
+    await this.#checkAgent(ctx, input.agentId);
+    const id = newDocumentId();
+    const key = `${ctx.orgId}/kb/${id}/${keyName(input.filename)}`;
+    const stored = await this.#store.putFile(key, input.file.path, FORMATS[input.format]);
+    try {
+      return await this.#create(ctx, {
+        id, name: input.name, type: 'file', format: input.format, filename: input.filename, contentType: FORMATS[input.format],
+        sizeBytes: stored.size, storageKey: stored.key, storageUri: stored.uri,
+      }, input.agentId);
+    } catch (err) {
+      await this.#store.delete(key).catch(() => {});
+      throw err;
+    }
+  }
+
+  async list(ctx: RequestContext, query: Static<typeof ListDocumentsQuery>): Promise<Page<SummaryView>> {
+    const order = { by: query.sort_by as SortBy, direction: query.sort_direction as 'asc' | 'desc' };
+    const filter = { search: query.search, types: query.types as Array<'file' | 'text'> | undefined };
+    const after = query.cursor ? this.#position(query.cursor, order.by) : undefined;
+    const repo = new DocumentRepository(this.#database.db);
+    const [rows, total] = await Promise.all([repo.list(ctx.orgId, filter, order, query.page_size + 1, after), repo.count(ctx.orgId, filter)]);
+    return toPage(rows, query.page_size, (r) => ({ value: sortValueOf(r, order.by), id: r.id }), toSummary, total);
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<DocumentView> {
+    const repo = new DocumentRepository(this.#database.db);
+    const row = await repo.findById(ctx.orgId, id);
+    if (!row) throw Errors.notFound('Document');
+    return {
+      ...toSummary(row),
+      client_id: row.clientId,
+      storage_key: row.storageKey,
+      storage_uri: row.storageUri,
+      content_type: row.contentType,
+      text: row.type === 'text' ? row.text : null,
+      last_processed_at: iso(row.lastProcessedAt),
+      processing_error: row.processingError,
+      agent_ids: await repo.agentIds(ctx.orgId, id),
+    };
+  }
+
+  /** The row goes first (chunks and agent links with it), then the file. */
+  async delete(ctx: RequestContext, id: string): Promise<void> {
+    const row = await new DocumentRepository(this.#database.db).delete(ctx.orgId, id);
+    if (!row) throw Errors.notFound('Document');
+    if (row.storageKey) await this.#store.delete(row.storageKey);
+  }
+
+  async reprocess(ctx: RequestContext, id: string): Promise<Created> {
+    await this.#queue.start();
+    return withClientTransaction(this.#database, async (tx, client) => {
+      const row = await new DocumentRepository(tx).bumpRevision(ctx.orgId, id);
+      if (!row) throw Errors.notFound('Document');
+      const messageId = await this.#queue.sendIndexJob({ clientId: ctx.orgId, documentId: id, revision: row.revision }, client);
+      await new DocumentRepository(tx).update(ctx.orgId, id, { messageId });
+      return { documentation_id: row.id, name: row.name, type: row.type as Created['type'], message_id: messageId };
+    });
+  }
+
+  async search(ctx: RequestContext, input: { query: string; agent_id?: string; top_k: number }): Promise<Array<Static<typeof SearchHit>>> {
+    await this.#checkAgent(ctx, input.agent_id);
+    const [embedding] = await this.#embedder.embed([input.query]);
+    return new DocumentRepository(this.#database.db).search(ctx.orgId, { text: input.query, embedding: embedding!, agentId: input.agent_id, topK: input.top_k });
+  }
+
+  async #create(ctx: RequestContext, row: NewDocumentRow, agentId: string | undefined): Promise<Created> {
+    await this.#queue.start();
+    return withClientTransaction(this.#database, async (tx, client) => {
+      const repo = new DocumentRepository(tx);
+      const created = await repo.insert(ctx.orgId, row);
+      if (agentId) {
+        if (!(await repo.agentExists(ctx.orgId, agentId))) throw Errors.notFound('Agent'); // deleted meanwhile
+        await repo.attach(ctx.orgId, agentId, created.id);
+      }
+      const messageId = await this.#queue.sendIndexJob({ clientId: ctx.orgId, documentId: created.id, revision: created.revision }, client);
+      await repo.update(ctx.orgId, created.id, { messageId });
+      return { documentation_id: created.id, name: created.name, type: created.type as Created['type'], message_id: messageId };
+    });
+  }
+
+  async #checkAgent(ctx: RequestContext, agentId: string | undefined): Promise<void> {
+    if (agentId && !(await new DocumentRepository(this.#database.db).agentExists(ctx.orgId, agentId))) throw Errors.notFound('Agent');
+  }
+
+  #position(cursor: string, by: SortBy) {
+    const { value, id } = decodeCursor(cursor);
+    if (by === 'size' ? typeof value !== 'number' : typeof value !== 'string') throw Errors.invalidCursor();
+    if (by === 'created_at' || by === 'updated_at') {
+      const at = new Date(value as string);
+      if (Number.isNaN(at.getTime())) throw Errors.invalidCursor();
+      return { value: at, id };
+    }
+    return { value: value as string | number, id };
+  }
+}

@@ -74,18 +74,20 @@ export interface Chunk {
 export const CHUNK_WORDS = 600;
 export const OVERLAP_WORDS = 100;
 
-/** Splits the text into overlapping windows of words, remembering where each starts. */
+/**
+ * Splits each page into overlapping windows of words. Chunks never span two pages, so every hit
+ * names the page it came from.
+ */
 export function chunk(extracted: ExtractedText): Chunk[] {
-  const words: Array<{ word: string; page: number }> = [];
-  extracted.pages.forEach((text, index) => {
-    for (const word of text.split(/\s+/)) if (word) words.push({ word, page: index + 1 });
-  });
   const chunks: Chunk[] = [];
-  for (let start = 0; start < words.length; start += CHUNK_WORDS - OVERLAP_WORDS) {
-    const window = words.slice(start, start + CHUNK_WORDS);
-    chunks.push({ text: window.map((w) => w.word).join(' '), page: extracted.pageCount === null ? null : window[0]!.page });
-    if (start + CHUNK_WORDS >= words.length) break;
-  }
+  extracted.pages.forEach((text, index) => {
+    const words = text.split(/\s+/).filter(Boolean);
+    const page = extracted.pageCount === null ? null : index + 1;
+    for (let start = 0; start < words.length; start += CHUNK_WORDS - OVERLAP_WORDS) {
+      chunks.push({ text: words.slice(start, start + CHUNK_WORDS).join(' '), page });
+      if (start + CHUNK_WORDS >= words.length) break;
+    }
+  });
   return chunks;
 }
 

@@ -11,15 +11,10 @@ import { readDocumentUpload } from './upload.ts';
 
 const tags = ['Knowledge base'];
 
-// Documents the multipart form; its parts are checked while streaming (readDocumentUpload), so the
-// schema has no `type`/`required` for the validator to apply to the (unparsed) body.
+// The multipart form is checked while it streams (readDocumentUpload); its schema only documents it,
+// so it carries no keyword the validator would apply to the (unparsed) body.
 const MultipartDocument = {
-  description: 'Fields name (1-200 characters, required), file (required) and agent_id (optional)',
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    file: { type: 'string', format: 'binary', description: 'PDF, DOCX, TXT, Markdown, HTML or CSV; at most 50 MB' },
-    agent_id: { type: 'string' },
-  },
+  description: 'Fields: name (1-200 characters, required), file (binary: PDF, DOCX, TXT, Markdown, HTML or CSV; at most 50 MB), agent_id (optional)',
 };
 
 export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: string): FastifyPluginAsyncTypebox {

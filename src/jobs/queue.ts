@@ -71,11 +71,11 @@ export class JobQueue {
     return this.#started;
   }
 
-  async sendIndexJob(data: IndexDocumentJob, client?: pg.PoolClient): Promise<string> {
+  /** Queues the job under `id` (a UUID the caller has already stored beside its row). */
+  async sendIndexJob(id: string, data: IndexDocumentJob, client?: pg.PoolClient): Promise<void> {
     await this.start();
-    const id = await this.boss.send(QUEUES.indexDocument, data, client ? { db: { executeSql: (text, values) => client.query(text, values) } } : {});
-    if (!id) throw new Error('The job queue did not accept the indexing job');
-    return id;
+    const sent = await this.boss.send(QUEUES.indexDocument, data, { id, ...(client ? { db: { executeSql: (text, values) => client.query(text, values) } } : {}) });
+    if (!sent) throw new Error('The job queue did not accept the indexing job');
   }
 
   async work<T extends object>(queue: string, handler: (job: Job<T>) => Promise<void>, concurrency = 1): Promise<void> {

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
-import { agentDocuments, agents, documentChunks, documents } from '../../db/schema/index.ts';
+import { agentDocuments, documentChunks, documents } from '../../db/schema/index.ts';
 
 export type DocumentRow = typeof documents.$inferSelect;
 export type NewDocumentRow = Omit<typeof documents.$inferInsert, 'clientId'>;
@@ -85,9 +85,9 @@ export class DocumentRepository {
   }
 
   /** A new revision to process: older jobs still queued will find they are stale. */
-  async bumpRevision(orgId: string, id: string): Promise<DocumentRow | undefined> {
+  async bumpRevision(orgId: string, id: string, messageId: string): Promise<DocumentRow | undefined> {
     const [row] = await this.#db.update(documents)
-      .set({ revision: sql`${documents.revision} + 1`, processingStatus: 'pending', processingError: null, updatedAt: new Date() })
+      .set({ revision: sql`${documents.revision} + 1`, processingStatus: 'pending', processingError: null, messageId, updatedAt: new Date() })
       .where(and(eq(documents.clientId, orgId), eq(documents.id, id)))
       .returning();
     return row;
@@ -106,11 +106,6 @@ export class DocumentRepository {
         documentId, clientId: orgId, chunkIndex: i + j, page: c.page, text: c.text, embedding: c.embedding,
       })));
     }
-  }
-
-  async agentExists(orgId: string, agentId: string): Promise<boolean> {
-    const [row] = await this.#db.select({ id: agents.id }).from(agents).where(and(eq(agents.clientId, orgId), eq(agents.id, agentId)));
-    return row !== undefined;
   }
 
   async attach(orgId: string, agentId: string, documentId: string): Promise<void> {
@@ -157,7 +152,7 @@ export class DocumentRepository {
       SELECT f.document_id AS documentation_id, d.name, c.text, c.page, f.score::float8 AS score
       FROM fused f
       JOIN document_chunks c ON c.document_id = f.document_id AND c.chunk_index = f.chunk_index
-      JOIN documents d ON d.id = f.document_id
+      JOIN documents d ON d.id = f.document_id AND d.client_id = ${orgId}
       ORDER BY f.score DESC, f.document_id, f.chunk_index
       LIMIT ${query.topK}`);
     return result.rows.map((r) => ({ ...r, score: Number(r.score) }));

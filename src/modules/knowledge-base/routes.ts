@@ -1,10 +1,8 @@
 import path from 'node:path';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { Errors } from '../../core/errors.ts';
+import { Type, type Static } from 'typebox';
 import { ORG_ROUTE_ERRORS, envelope, errorResponses, listEnvelope, MessageEnvelope, OrganizationHeader, pageBody } from '../../core/schemas.ts';
-import { detectFormat } from './file-types.ts';
 import { CreatedDocument, CreateTextDocumentBody, Document, DocumentIdParams, DocumentSummary, ListDocumentsQuery, MAX_FILE_BYTES, SearchBody, SearchHit } from './schemas.ts';
 import type { KnowledgeBaseService } from './service.ts';
 import { readDocumentUpload } from './upload.ts';
@@ -33,9 +31,8 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
       },
     }, async (req, reply) => {
       if (!req.isMultipart()) {
-        const body = req.body as { name: string; text?: string; agent_id?: string };
-        if (body.text === undefined) throw Errors.validation('Give either a file (multipart) or a text', [{ path: 'body.text', message: 'required when no file is uploaded' }]);
-        return { success: true, message: 'Document created; indexing queued', data: await service.createText(req.ctx, { name: body.name, text: body.text, agentId: body.agent_id }) };
+        const data = await service.createText(req.ctx, req.body as Static<typeof CreateTextDocumentBody>);
+        return { success: true, message: 'Document created; indexing queued', data };
       }
       let upload;
       try {
@@ -45,9 +42,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
         throw err;
       }
       try {
-        const format = detectFormat(upload.filename, upload.file.head);
-        if (!format) throw Errors.unsupportedMediaType('Unsupported file type: upload PDF, DOCX, TXT, Markdown, HTML or CSV (the content must match the extension)');
-        const data = await service.createFile(req.ctx, { name: upload.name, agentId: upload.agentId, file: upload.file, filename: upload.filename, format });
+        const data = await service.createFile(req.ctx, upload);
         return { success: true, message: 'Document uploaded; indexing queued', data };
       } finally {
         await upload.file.discard();

@@ -1,18 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Static } from 'typebox';
 import { withClientTransaction, type Database } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { decodeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { decodeCursor, decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newDocumentId } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
 import type { Embedder } from '../../adapters/embedding/embedder.ts';
 import type { ObjectStore } from '../../adapters/storage/object-store.ts';
-import type { SpooledFile } from '../../adapters/storage/spool.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
-import { FORMATS, type Format } from './file-types.ts';
-import { DocumentRepository, sortValueOf, type DocumentRow, type NewDocumentRow, type SortBy } from './repository.ts';
-import type { CreatedDocument, Document, DocumentSummary, ListDocumentsQuery, SearchHit } from './schemas.ts';
+import { AgentRepository } from '../agents/repository.ts';
+import { detectFormat, FORMATS } from './file-types.ts';
+import type { DocumentUpload } from './upload.ts';
+import { DocumentRepository, sortValueOf, type DocumentPosition, type DocumentRow, type NewDocumentRow, type SortBy } from './repository.ts';
+import type { CreatedDocument, CreateTextDocumentBody, Document, DocumentSummary, ListDocumentsQuery, SearchHit } from './schemas.ts';
 
 type SummaryView = Static<typeof DocumentSummary>;
 type DocumentView = Static<typeof Document>;
@@ -52,22 +54,31 @@ export class KnowledgeBaseService {
     this.#embedder = deps.embedder;
   }
 
-  async createText(ctx: RequestContext, input: { name: string; text: string; agentId?: string }): Promise<Created> {
-    await this.#checkAgent(ctx, input.agentId);
+  /** The JSON form: exactly one of file and text, so without a file the text is required. */
+  async createText(ctx: RequestContext, input: Static<typeof CreateTextDocumentBody>): Promise<Created> {
+    if (input.text === undefined) {
+      throw Errors.validation('Give either a file (multipart) or a text', [{ path: 'body.text', message: 'required when no file is uploaded' }]);
+    }
+    await this.#checkAgent(ctx, input.agent_id);
     return this.#create(ctx, {
       id: newDocumentId(), name: input.name, type: 'text', format: 'txt', text: input.text, sizeBytes: Buffer.byteLength(input.text),
-    }, input.agentId);
+    }, input.agent_id);
   }
 
-  /** The file is already spooled and sniffed; it moves to the object store, then the row and job commit together. */
-  async createFile(ctx: RequestContext, input: { name: string; agentId?: string; file: SpooledFile; filename: string; format: Format }): Promise<Created> {
+  /**
+   * The file is already spooled; its type must be one the indexer reads (extension and first bytes
+   * agreeing). It moves to the object store, then the row and job commit together.
+   */
+  async createFile(ctx: RequestContext, input: DocumentUpload): Promise<Created> {
+    const format = detectFormat(input.filename, input.file.head);
+    if (!format) throw Errors.unsupportedMediaType('Unsupported file type: upload PDF, DOCX, TXT, Markdown, HTML or CSV (the content must match the extension)');
     await this.#checkAgent(ctx, input.agentId);
     const id = newDocumentId();
     const key = `${ctx.orgId}/kb/${id}/${keyName(input.filename)}`;
-    const stored = await this.#store.putFile(key, input.file.path, FORMATS[input.format]);
+    const stored = await this.#store.putFile(key, input.file.path, FORMATS[format]);
     try {
       return await this.#create(ctx, {
-        id, name: input.name, type: 'file', format: input.format, filename: input.filename, contentType: FORMATS[input.format],
+        id, name: input.name, type: 'file', format, filename: input.filename, contentType: FORMATS[format],
         sizeBytes: stored.size, storageKey: stored.key, storageUri: stored.uri,
       }, input.agentId);
     } catch (err) {
@@ -110,12 +121,12 @@ export class KnowledgeBaseService {
   }
 
   async reprocess(ctx: RequestContext, id: string): Promise<Created> {
-    await this.#queue.start();
+    await this.#queue.start(); // before the transaction: starting needs connections of its own
     return withClientTransaction(this.#database, async (tx, client) => {
-      const row = await new DocumentRepository(tx).bumpRevision(ctx.orgId, id);
+      const messageId = randomUUID();
+      const row = await new DocumentRepository(tx).bumpRevision(ctx.orgId, id, messageId);
       if (!row) throw Errors.notFound('Document');
-      const messageId = await this.#queue.sendIndexJob({ clientId: ctx.orgId, documentId: id, revision: row.revision }, client);
-      await new DocumentRepository(tx).update(ctx.orgId, id, { messageId });
+      await this.#queue.sendIndexJob(messageId, { clientId: ctx.orgId, documentId: id, revision: row.revision }, client);
       return { documentation_id: row.id, name: row.name, type: row.type as Created['type'], message_id: messageId };
     });
   }
@@ -127,32 +138,31 @@ export class KnowledgeBaseService {
   }
 
   async #create(ctx: RequestContext, row: NewDocumentRow, agentId: string | undefined): Promise<Created> {
-    await this.#queue.start();
+    await this.#queue.start(); // before the transaction: starting needs connections of its own
     return withClientTransaction(this.#database, async (tx, client) => {
       const repo = new DocumentRepository(tx);
-      const created = await repo.insert(ctx.orgId, row);
+      const messageId = randomUUID();
+      const created = await repo.insert(ctx.orgId, { ...row, messageId });
       if (agentId) {
-        if (!(await repo.agentExists(ctx.orgId, agentId))) throw Errors.notFound('Agent'); // deleted meanwhile
+        if (!(await new AgentRepository(tx).findById(ctx.orgId, agentId))) throw Errors.notFound('Agent'); // deleted meanwhile
         await repo.attach(ctx.orgId, agentId, created.id);
       }
-      const messageId = await this.#queue.sendIndexJob({ clientId: ctx.orgId, documentId: created.id, revision: created.revision }, client);
-      await repo.update(ctx.orgId, created.id, { messageId });
+      await this.#queue.sendIndexJob(messageId, { clientId: ctx.orgId, documentId: created.id, revision: created.revision }, client);
       return { documentation_id: created.id, name: created.name, type: created.type as Created['type'], message_id: messageId };
     });
   }
 
   async #checkAgent(ctx: RequestContext, agentId: string | undefined): Promise<void> {
-    if (agentId && !(await new DocumentRepository(this.#database.db).agentExists(ctx.orgId, agentId))) throw Errors.notFound('Agent');
+    if (agentId && !(await new AgentRepository(this.#database.db).findById(ctx.orgId, agentId))) throw Errors.notFound('Agent');
   }
 
-  #position(cursor: string, by: SortBy) {
-    const { value, id } = decodeCursor(cursor);
-    if (by === 'size' ? typeof value !== 'number' : typeof value !== 'string') throw Errors.invalidCursor();
+  #position(cursor: string, by: SortBy): DocumentPosition {
     if (by === 'created_at' || by === 'updated_at') {
-      const at = new Date(value as string);
-      if (Number.isNaN(at.getTime())) throw Errors.invalidCursor();
+      const { at, id } = decodeTimeCursor(cursor);
       return { value: at, id };
     }
-    return { value: value as string | number, id };
+    const { value, id } = decodeCursor(cursor);
+    if (value === null || typeof value !== (by === 'size' ? 'number' : 'string')) throw Errors.invalidCursor();
+    return { value, id };
   }
 }

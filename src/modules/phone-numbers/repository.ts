@@ -2,7 +2,7 @@ import { and, count, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
 import { newestFirst } from '../../db/keyset.ts';
 import { belongsToAnotherOrganization } from '../../db/ownership.ts';
-import { agents, phoneNumbers } from '../../db/schema/index.ts';
+import { phoneNumbers } from '../../db/schema/index.ts';
 
 export type PhoneNumberRow = typeof phoneNumbers.$inferSelect;
 export type NewPhoneNumberRow = Omit<typeof phoneNumbers.$inferInsert, 'clientId'>;
@@ -61,11 +61,5 @@ export class PhoneNumberRepository {
       .where(and(eq(phoneNumbers.clientId, orgId), eq(phoneNumbers.id, id), isNull(phoneNumbers.agentId)))
       .returning();
     return row;
-  }
-
-  /** Locks the agent row so it cannot be deleted while a number is being assigned to it. */
-  async lockAgent(orgId: string, agentId: string): Promise<boolean> {
-    const [row] = await this.#db.select({ id: agents.id }).from(agents).where(and(eq(agents.clientId, orgId), eq(agents.id, agentId))).for('update');
-    return row !== undefined;
   }
 }

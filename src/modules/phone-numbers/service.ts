@@ -9,6 +9,7 @@ import { iso } from '../../core/schemas.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import type { CarrierClient } from '../../adapters/carrier/carrier-client.ts';
 import type { MediaEncryption, SipTrunks } from '../../adapters/sip/sip-trunks.ts';
+import { AgentRepository } from '../agents/repository.ts';
 import type { IntegrationService } from '../integrations/service.ts';
 import { PhoneNumberRepository, type NewPhoneNumberRow, type PhoneNumberRow } from './repository.ts';
 import { connectCarrierNumber, createSipTrunks, releaseSipTrunks, type SipTrunkIds } from './provisioning.ts';
@@ -115,7 +116,8 @@ export class PhoneNumberService {
     return this.#db.transaction(async (tx) => {
       const repo = new PhoneNumberRepository(tx);
       if (!(await repo.findById(ctx.orgId, id, { forUpdate: true }))) throw Errors.notFound('Phone number');
-      if (input.agent_id && !(await repo.lockAgent(ctx.orgId, input.agent_id))) throw Errors.notFound('Agent');
+      const agents = new AgentRepository(tx);
+      if (input.agent_id && !(await agents.findById(ctx.orgId, input.agent_id, { forUpdate: true }))) throw Errors.notFound('Agent');
       const row = await repo.update(ctx.orgId, id, {
         ...(input.agent_id === undefined ? {} : { agentId: input.agent_id }),
         ...(input.supports_inbound === undefined ? {} : { supportsInbound: input.supports_inbound }),

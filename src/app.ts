@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
@@ -34,6 +35,12 @@ import type { ObjectStore } from './adapters/storage/object-store.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { knowledgeBaseRoutes } from './modules/knowledge-base/routes.ts';
 import { KnowledgeBaseService } from './modules/knowledge-base/service.ts';
+import { callRoutes } from './modules/calls/routes.ts';
+import { CallService } from './modules/calls/service.ts';
+import { recordingRoutes } from './modules/calls/recording-routes.ts';
+import { RecordingService } from './modules/calls/recordings.ts';
+import { analyticsRoutes } from './modules/analytics/routes.ts';
+import { AnalyticsService } from './modules/analytics/service.ts';
 
 export interface AppDeps {
   config: Config;
@@ -141,10 +148,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(phoneNumberRoutes(new PhoneNumberService({ db: database.db, secrets, carrier, voiceUrl: config.carrier.voiceUrl, sip, integrations })));
   const queue = deps.queue ?? new JobQueue(database.connection, config.jobs);
   if (!deps.queue) app.addHook('onClose', () => queue.stop());
-  const knowledgeBase = new KnowledgeBaseService({
-    database, queue, store: deps.store ?? createObjectStore(config), embedder: deps.embedder ?? createEmbedder(config),
-  });
+  const store = deps.store ?? createObjectStore(config);
+  const knowledgeBase = new KnowledgeBaseService({ database, queue, store, embedder: deps.embedder ?? createEmbedder(config) });
   await app.register(knowledgeBaseRoutes(knowledgeBase, config.dataDir));
+  await app.register(callRoutes(new CallService(database.db)));
+  await app.register(recordingRoutes(new RecordingService({
+    db: database.db, store, linkSecret: deps.encryptionKey, publicBaseUrl: config.publicBaseUrl,
+    tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes,
+  })));
+  await app.register(analyticsRoutes(new AnalyticsService(database.db)));
   await app.register(toolRoutes(new ToolService(database.db, parseAllowList(config.toolAllowedNetworks))));
 
   await app.ready();

@@ -24,6 +24,10 @@ export interface Config {
   storage: StorageConfig;
   jobs: JobsConfig;
   embedder: EmbedderConfig;
+  /** Largest recording upload, in bytes. */
+  recordingMaxBytes: number;
+  /** Credits a dollar buys. */
+  creditsPerDollar: number;
 }
 
 export type StorageConfig =
@@ -207,5 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryLimit: integer(env, 'JOB_RETRY_LIMIT', 3, 0, 20),
     },
     embedder: embedder(env),
+    recordingMaxBytes: integer(env, 'RECORDING_MAX_BYTES', 1024 ** 3, 1024, 16 * 1024 ** 3),
+    creditsPerDollar: integer(env, 'CREDITS_PER_DOLLAR', 100, 1, 1_000_000),
   };
 }

@@ -84,10 +84,14 @@ describe('service routes', () => {
       ['/api/agents', 'post'], ['/api/agents/{agent_id}', 'patch'], ['/api/tools/{tool_id}', 'patch'], ['/api/tools/{tool_id}/test', 'post'],
       ['/api/integrations/{integration_id}/validate', 'post'], ['/api/phone-numbers', 'post'], ['/api/phone-numbers', 'get'],
       ['/api/phone-numbers/{phone_number_id}', 'get'], ['/api/phone-numbers/{phone_number_id}', 'patch'], ['/api/phone-numbers/{phone_number_id}', 'delete'],
+      ['/api/calls', 'post'], ['/api/calls', 'get'], ['/api/calls/{call_sid}', 'get'], ['/api/calls/{call_sid}', 'patch'],
+      ['/api/calls/{call_sid}/recording', 'put'], ['/api/calls/{call_sid}/recording/stream', 'get'], ['/api/calls/{call_sid}/recording/download', 'get'],
+      ['/api/recordings/{call_sid}', 'get'], ['/api/analytics/calls/daily', 'get'],
     ] as const) {
       assert.ok(doc.paths[path]?.[method], `${method} ${path} documented`);
     }
-    const PUBLIC = ['/api/health', '/api/ready', '/api/openapi.json', '/api/docs'];
+    // Public: the service routes, and signed recording links (the signature is the credential).
+    const PUBLIC = ['/api/health', '/api/ready', '/api/openapi.json', '/api/docs', '/api/recordings/{call_sid}'];
     for (const [path, operations] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries(operations)) {
         assert.ok(op.responses['200'], `${method} ${path} has its 200`);

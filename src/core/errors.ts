@@ -46,6 +46,8 @@ export const Errors = {
     new AppError(403, 'organization_forbidden', 'The credential does not give access to this organization'),
   permissionDenied: (permission: string, role: string) =>
     new AppError(403, 'permission_denied', `Role ${role} lacks the permission ${permission}`),
+  linkInvalid: () => new AppError(403, 'link_invalid', 'The link signature is not valid'),
+  linkExpired: () => new AppError(403, 'link_expired', 'The link has expired'),
   roleTooHigh: (what: string) => new AppError(403, 'role_too_high', `The ${what} is above the caller's role`),
 
   notFound: (resource: string) => new AppError(404, 'not_found', `${resource} not found`),
@@ -54,6 +56,8 @@ export const Errors = {
   conflict: (code: string, detail: string) => new AppError(409, code, detail),
   payloadTooLarge: (detail: string) => new AppError(413, 'payload_too_large', detail),
   unsupportedMediaType: (detail: string) => new AppError(415, 'unsupported_media_type', detail),
+  rangeNotSatisfiable: (size: number) =>
+    new AppError(416, 'range_not_satisfiable', `The requested range is outside the ${size} bytes of the file`, undefined, { 'content-range': `bytes */${size}` }),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError(429, 'rate_limited', 'Too many requests', undefined, { 'retry-after': String(retryAfterSeconds) }),
   /** A provider the request depends on (carrier, SIP server, payment provider) refused or did not answer. */

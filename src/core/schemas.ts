@@ -23,6 +23,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict with the current state',
   413: 'Payload too large',
   415: 'Unsupported media type',
+  416: 'Range not satisfiable',
   429: 'Rate limited',
   500: 'Internal server error',
   502: 'A provider the request depends on refused or did not answer',

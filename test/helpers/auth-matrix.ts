@@ -92,7 +92,8 @@ export function runAuthMatrix(route: MatrixRoute): void {
       for (const role of ROLES) {
         const res = await send(route, org, keyHeaders(org, org.keys[role]));
         if (allowed.includes(role)) {
-          assert.ok(res.statusCode < 500 && res.json()?.code !== 'permission_denied', `${role} should pass: ${res.statusCode} ${res.body}`);
+          const json = String(res.headers['content-type']).startsWith('application/json');
+          assert.ok(res.statusCode < 500 && (!json || res.json()?.code !== 'permission_denied'), `${role} should pass: ${res.statusCode}`);
           assert.notEqual(res.statusCode, 401);
         } else {
           expectError(res, 403, 'permission_denied');

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ByteRange, ObjectStore, StoredObject } from './object-store.ts';
 
 export interface S3Options {
@@ -59,5 +60,13 @@ export class S3ObjectStore implements ObjectStore {
 
   uri(key: string): string {
     return `s3://${this.bucket}/${key}`;
+  }
+
+  /** A presigned GET (S3 serves Range requests on it), with the response headers S3 should send. */
+  presignGet(key: string, expiresInSeconds: number, response: { contentType: string; contentDisposition: string }): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket, Key: key, ResponseContentType: response.contentType, ResponseContentDisposition: response.contentDisposition,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: expiresInSeconds });
   }
 }

@@ -19,10 +19,13 @@ export interface SpooledFile {
 const HEAD_BYTES = 8192;
 
 /**
+ * With `keepSource`, a refused source is left alone (paused), so an HTTP request can still be
+ * answered with 413 before its connection is closed.
+ *
  * Streams an upload to a temporary file, counting bytes as they pass: past `maxBytes` the stream
  * is abandoned and the file removed, so an oversized upload is refused without being held whole.
  */
-export async function spool(source: Readable, options: { dir: string; maxBytes: number }): Promise<SpooledFile> {
+export async function spool(source: Readable, options: { dir: string; maxBytes: number; keepSource?: boolean }): Promise<SpooledFile> {
   await fs.promises.mkdir(options.dir, { recursive: true, mode: 0o700 });
   const file = path.join(options.dir, `upload-${randomBytes(8).toString('hex')}`);
   let size = 0;
@@ -41,7 +44,15 @@ export async function spool(source: Readable, options: { dir: string; maxBytes: 
   });
   const discard = () => fs.promises.rm(file, { force: true });
   try {
-    await pipeline(source, counter, fs.createWriteStream(file, { mode: 0o600 }));
+    if (options.keepSource) {
+      // The source is a request body the caller still answers on: it is detached, not destroyed.
+      source.pipe(counter);
+      counter.once('error', () => source.unpipe(counter));
+      source.once('error', (err) => counter.destroy(err));
+      await pipeline(counter, fs.createWriteStream(file, { mode: 0o600 }));
+    } else {
+      await pipeline(source, counter, fs.createWriteStream(file, { mode: 0o600 }));
+    }
   } catch (err) {
     await discard();
     throw err;

@@ -1,3 +1,4 @@
 export * from './identity.ts';
 export * from './configuration.ts';
 export * from './knowledge-base.ts';
+export * from './calls.ts';

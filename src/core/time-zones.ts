@@ -1,0 +1,71 @@
+/**
+ * Calendar days in IANA time zones, computed with the runtime's own time-zone database (Intl),
+ * so the server and its tests agree on every offset and DST change.
+ */
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function format(timeZone: string): Intl.DateTimeFormat {
+  let found = formats.get(timeZone);
+  if (!found) {
+    found = new Intl.DateTimeFormat('en-US', {
+      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+    });
+    formats.set(timeZone, found);
+  }
+  return found;
+}
+
+export function isTimeZone(name: string): boolean {
+  if (name.length > 64) return false;
+  try {
+    format(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function wallClock(at: Date, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+  const parts: Record<string, number> = {};
+  for (const part of format(timeZone).formatToParts(at)) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour!, minute: parts.minute!, second: parts.second! };
+}
+
+/** Milliseconds the zone's wall clock is ahead of UTC at `at`. */
+function offsetMs(at: Date, timeZone: string): number {
+  const w = wallClock(at, timeZone);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(at.getTime() / 1000) * 1000;
+}
+
+/** The calendar day (`YYYY-MM-DD`) of an instant in a zone. */
+export function zonedDay(at: Date, timeZone: string): string {
+  const w = wallClock(at, timeZone);
+  return `${w.year}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
+}
+
+/** The instant a calendar day starts in a zone (its first existing moment, if midnight is skipped). */
+export function startOfZonedDay(day: string, timeZone: string): Date {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  const wallMidnight = Date.UTC(year, month - 1, date);
+  let utc = wallMidnight - offsetMs(new Date(wallMidnight), timeZone);
+  utc = wallMidnight - offsetMs(new Date(utc), timeZone); // the offset may differ at the true instant (DST)
+  return new Date(utc);
+}
+
+/** A real calendar date in `YYYY-MM-DD`. */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const at = new Date(`${value}T00:00:00.000Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === value;
+}
+
+/** `day` moved by whole calendar days. */
+export function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00.000Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00.000Z`) - Date.parse(`${from}T00:00:00.000Z`)) / 86_400_000);
+}

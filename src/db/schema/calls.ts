@@ -1,0 +1,108 @@
+import { bigint, boolean, check, doublePrecision, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { clientId, createdAt, updatedAt } from './columns.ts';
+
+/** Credits: exact decimals (a call costs fractions of a credit), read as JS numbers. */
+export const credits = (name: string) => numeric(name, { precision: 16, scale: 4, mode: 'number' });
+
+export interface CostBreakdown {
+  stt: number;
+  llm: number;
+  tts: number;
+  telephony: number;
+  platform: number;
+}
+
+export interface TranscriptTurn {
+  role: 'agent' | 'user' | 'system' | 'tool';
+  text: string;
+  start_seconds: number;
+}
+
+export const calls = pgTable(
+  'calls',
+  {
+    callSid: text('call_sid').primaryKey(),
+    clientId: clientId(),
+    /** Not a foreign key: a call's history outlives its agent (the name is copied for that reason). */
+    agentId: text('agent_id').notNull(),
+    agentName: text('agent_name'),
+    callType: text('call_type').notNull(),
+    status: text('status').notNull(),
+    fromNumber: text('from_number'),
+    toNumber: text('to_number').notNull(),
+    recordingEnabled: boolean('recording_enabled').notNull().default(false),
+    startTime: timestamp('start_time', { withTimezone: true, precision: 3 }),
+    endTime: timestamp('end_time', { withTimezone: true, precision: 3 }),
+    endReason: text('end_reason'),
+    durationSeconds: doublePrecision('duration_seconds'),
+    turnCount: integer('turn_count'),
+    totalCost: credits('total_cost'),
+    costBreakdown: jsonb('cost_breakdown').$type<CostBreakdown>(),
+    transcript: jsonb('transcript').$type<TranscriptTurn[]>(),
+    billingStatus: text('billing_status').notNull().default('pending'),
+    recordingKey: text('recording_key'),
+    recordingContentType: text('recording_content_type'),
+    recordingBytes: bigint('recording_bytes', { mode: 'number' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('calls_client_created_idx').on(t.clientId, t.createdAt, t.callSid),
+    index('calls_client_agent_created_idx').on(t.clientId, t.agentId, t.createdAt, t.callSid),
+  ],
+);
+
+/**
+ * Finished calls summed per bucket, written in the transaction that ends the call, so analytics
+ * read a bounded number of rows whatever the number of calls. `agent_id` '*' sums every agent.
+ * Grains: `minute` (minute series) and `quarter` (15 minutes: every time zone's offset is a
+ * multiple of 15 minutes, so calendar days in any zone are unions of quarters).
+ */
+export const callRollups = pgTable(
+  'call_rollups',
+  {
+    clientId: clientId(),
+    agentId: text('agent_id').notNull(),
+    grain: text('grain').notNull(),
+    bucket: timestamp('bucket', { withTimezone: true, precision: 3 }).notNull(),
+    calls: integer('calls').notNull(),
+    costCredits: credits('cost_credits').notNull(),
+    durationSeconds: doublePrecision('duration_seconds').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.agentId, t.grain, t.bucket] })],
+);
+
+/** One balance per organization; the check makes an overdraft impossible whatever the code does. */
+export const creditAccounts = pgTable(
+  'credit_accounts',
+  {
+    clientId: clientId().primaryKey(),
+    balance: credits('balance').notNull().default(0),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check('credit_accounts_balance_nonnegative', sql`${t.balance} >= 0`)],
+);
+
+/**
+ * The credits ledger: one row per movement, signed. A source event (a call, a payment) moves
+ * credits at most once: `(kind, source_id)` is unique.
+ */
+export const creditTransactions = pgTable(
+  'credit_transactions',
+  {
+    id: text('id').primaryKey(),
+    clientId: clientId(),
+    /** `purchase`, `call_usage`, `adjustment`. */
+    kind: text('kind').notNull(),
+    amount: credits('amount').notNull(),
+    balanceAfter: credits('balance_after').notNull(),
+    sourceId: text('source_id').notNull(),
+    description: text('description').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('credit_transactions_client_created_idx').on(t.clientId, t.createdAt, t.id),
+    uniqueIndex('credit_transactions_source_key').on(t.kind, t.sourceId),
+  ],
+);

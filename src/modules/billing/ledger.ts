@@ -1,0 +1,71 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/database.ts';
+import { creditAccounts, creditTransactions } from '../../db/schema/index.ts';
+import { newId } from '../../core/ids.ts';
+
+export type LedgerKind = 'purchase' | 'call_usage' | 'adjustment';
+export type TransactionRow = typeof creditTransactions.$inferSelect;
+
+/** Credits are kept to 4 decimals (numeric(16,4)); amounts are rounded the same way before comparing. */
+export function roundCredits(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
+
+/**
+ * The credits ledger of one organization. Every movement writes a ledger row and the balance in
+ * the caller's transaction; `(kind, source_id)` is unique, so one source event moves credits once,
+ * and the balance's check constraint makes an overdraft impossible.
+ */
+export class CreditLedger {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  async #ensureAccount(orgId: string): Promise<void> {
+    await this.#db.insert(creditAccounts).values({ clientId: orgId }).onConflictDoNothing();
+  }
+
+  async balance(orgId: string): Promise<number> {
+    const [row] = await this.#db.select({ balance: creditAccounts.balance }).from(creditAccounts).where(eq(creditAccounts.clientId, orgId));
+    return row?.balance ?? 0;
+  }
+
+  /**
+   * Takes `amount` credits for a call if the balance covers it, in one guarded UPDATE (concurrent
+   * debits serialize on the account row). False when it does not: nothing is written.
+   */
+  async debitForCall(orgId: string, callSid: string, amount: number): Promise<boolean> {
+    await this.#ensureAccount(orgId);
+    const [account] = await this.#db
+      .update(creditAccounts)
+      .set({ balance: sql`${creditAccounts.balance} - ${amount}`, updatedAt: new Date() })
+      .where(and(eq(creditAccounts.clientId, orgId), sql`${creditAccounts.balance} >= ${amount}`))
+      .returning({ balance: creditAccounts.balance });
+    if (!account) return false;
+    await this.#db.insert(creditTransactions).values({
+      id: newId('txn'), clientId: orgId, kind: 'call_usage', amount: -amount, balanceAfter: account.balance,
+      sourceId: callSid, description: `Call ${callSid}`,
+    });
+    return true;
+  }
+
+  /**
+   * Adds credits for a source event (a paid checkout session, an adjustment). The ledger row goes
+   * first and does nothing on a repeated source, so a replayed event changes nothing.
+   * Returns the new transaction, or undefined when this source was already applied.
+   */
+  async credit(orgId: string, kind: Exclude<LedgerKind, 'call_usage'>, sourceId: string, amount: number, description: string): Promise<TransactionRow | undefined> {
+    await this.#ensureAccount(orgId);
+    const [account] = await this.#db.select().from(creditAccounts).where(eq(creditAccounts.clientId, orgId)).for('update');
+    const balanceAfter = roundCredits(account!.balance + amount);
+    const [row] = await this.#db
+      .insert(creditTransactions)
+      .values({ id: newId('txn'), clientId: orgId, kind, amount, balanceAfter, sourceId, description })
+      .onConflictDoNothing()
+      .returning();
+    if (!row) return undefined;
+    await this.#db.update(creditAccounts).set({ balance: balanceAfter, updatedAt: new Date() }).where(eq(creditAccounts.clientId, orgId));
+    return row;
+  }
+}

@@ -1,0 +1,46 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Errors } from '../../core/errors.ts';
+
+export interface SignedRecording {
+  orgId: string;
+  callSid: string;
+  /** Unix seconds. */
+  expires: number;
+}
+
+/**
+ * HMAC-signed links to a recording on the local store: whoever holds the link may read that one
+ * recording until it expires, without credentials (an `<audio>` element sends none). The
+ * organization, the call and the expiry are all signed, so changing any of them breaks the link.
+ */
+export class RecordingLinks {
+  readonly #key: Buffer;
+  constructor(secret: Buffer) {
+    // A key of its own, derived from the platform's secret, so a link signature is useless elsewhere.
+    this.#key = createHmac('sha256', secret).update('switchboard/recording-links/v1').digest();
+  }
+
+  #signature(link: SignedRecording): string {
+    return createHmac('sha256', this.#key).update(`${link.orgId}\n${link.callSid}\n${link.expires}`).digest('base64url');
+  }
+
+  sign(orgId: string, callSid: string, lifetimeSeconds: number, now = Date.now()): SignedRecording & { sig: string } {
+    const link = { orgId, callSid, expires: Math.floor(now / 1000) + lifetimeSeconds };
+    return { ...link, sig: this.#signature(link) };
+  }
+
+  /** Throws 403 for a tampered or expired link. */
+  verify(link: SignedRecording, sig: string, now = Date.now()): void {
+    const expected = Buffer.from(this.#signature(link));
+    const given = Buffer.from(sig);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw Errors.linkInvalid();
+    }
+    if (link.expires * 1000 <= now) throw Errors.linkExpired();
+  }
+
+  url(baseUrl: string, link: SignedRecording & { sig: string }): string {
+    const query = new URLSearchParams({ org: link.orgId, expires: String(link.expires), sig: link.sig });
+    return `${baseUrl.replace(/\/$/, '')}/api/recordings/${encodeURIComponent(link.callSid)}?${query}`;
+  }
+}

@@ -1,0 +1,143 @@
+import { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import type { Db } from '../../db/database.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { Errors } from '../../core/errors.ts';
+import { spool, TooLargeError } from '../../adapters/storage/spool.ts';
+import type { ByteRange, ObjectStore } from '../../adapters/storage/object-store.ts';
+import { S3ObjectStore } from '../../adapters/storage/s3-object-store.ts';
+import { parseRange } from '../../adapters/http/range.ts';
+import { CallRepository, type CallRow } from './repository.ts';
+import { AUDIO_CONTENT_TYPES, audioProblem, declaredFormat, type AudioFormat } from './audio.ts';
+import { RecordingLinks, type SignedRecording } from './recording-links.ts';
+import { toCall } from './service.ts';
+
+/** The specification's lifetimes: a stream URL lasts an hour, the download's internal link five minutes. */
+export const STREAM_LINK_SECONDS = 3600;
+export const DOWNLOAD_LINK_SECONDS = 300;
+
+export interface RecordingBody {
+  stream: Readable;
+  /** Bytes of this response (the range's length for a partial one). */
+  length: number;
+  size: number;
+  range: ByteRange | undefined;
+  contentType: string;
+  filename: string;
+}
+
+export interface RecordingDeps {
+  db: Db;
+  store: ObjectStore;
+  linkSecret: Buffer;
+  publicBaseUrl: string;
+  tmpDir: string;
+  maxBytes: number;
+}
+
+function formatOf(contentType: string): AudioFormat {
+  return contentType === AUDIO_CONTENT_TYPES.mp3 ? 'mp3' : 'wav';
+}
+
+function filenameOf(call: CallRow): string {
+  return `recording_${call.toNumber}.${formatOf(call.recordingContentType ?? '')}`;
+}
+
+/** Recordings: uploaded by the runtime to the object store, played through signed links, downloaded whole. */
+export class RecordingService {
+  readonly #deps: RecordingDeps;
+  readonly #calls: CallRepository;
+  readonly #links: RecordingLinks;
+  constructor(deps: RecordingDeps) {
+    this.#deps = deps;
+    this.#calls = new CallRepository(deps.db);
+    this.#links = new RecordingLinks(deps.linkSecret);
+  }
+
+  /**
+   * Stores the request body as the call's recording (replacing any earlier one). The call and the
+   * type are checked before a byte is read; the body streams to disk under the size limit and its
+   * header is checked before it reaches the store.
+   */
+  async upload(ctx: RequestContext, callSid: string, request: FastifyRequest) {
+    const format = declaredFormat(request.headers['content-type']);
+    if (!format) throw Errors.unsupportedMediaType('A recording is sent as audio/wav or audio/mpeg');
+    const call = await this.#calls.findBySid(ctx.orgId, callSid);
+    if (!call) throw Errors.notFound('Call');
+    if (!call.recordingEnabled) throw Errors.conflict('recording_disabled', "The call's agent has recording turned off");
+
+    let file;
+    try {
+      file = await spool(request.body as Readable, { dir: this.#deps.tmpDir, maxBytes: this.#deps.maxBytes, keepSource: true });
+    } catch (err) {
+      if (err instanceof TooLargeError) throw Errors.payloadTooLarge(`A recording is at most ${this.#deps.maxBytes} bytes`);
+      throw err;
+    }
+    try {
+      if (file.size === 0) throw Errors.validation('The recording is empty', [{ path: 'body', message: 'is empty' }]);
+      const problem = audioProblem(format, file.head);
+      if (problem) throw Errors.unsupportedMediaType(`The body is not a valid ${format === 'wav' ? 'WAV' : 'MP3'} file: ${problem}`);
+      const contentType = AUDIO_CONTENT_TYPES[format];
+      const key = `${ctx.orgId}/recordings/${callSid}/recording.${format}`;
+      const stored = await this.#deps.store.putFile(key, file.path, contentType);
+      const updated = await this.#calls.update(ctx.orgId, callSid, { recordingKey: key, recordingContentType: contentType, recordingBytes: stored.size });
+      if (call.recordingKey && call.recordingKey !== key) await this.#deps.store.delete(call.recordingKey);
+      return toCall(updated);
+    } finally {
+      await file.discard();
+    }
+  }
+
+  async #withRecording(orgId: string, callSid: string): Promise<CallRow & { recordingKey: string; recordingContentType: string }> {
+    const call = await this.#calls.findBySid(orgId, callSid);
+    if (!call) throw Errors.notFound('Call');
+    if (!call.recordingKey || !call.recordingContentType) throw Errors.notFound('Recording');
+    return call as CallRow & { recordingKey: string; recordingContentType: string };
+  }
+
+  /** A URL valid an hour that plays and seeks: presigned on S3, signed for the app's own file route locally. */
+  async streamLink(ctx: RequestContext, callSid: string) {
+    const call = await this.#withRecording(ctx.orgId, callSid);
+    const filename = filenameOf(call);
+    const store = this.#deps.store;
+    const url = store instanceof S3ObjectStore
+      ? await store.presignGet(call.recordingKey, STREAM_LINK_SECONDS, { contentType: call.recordingContentType, contentDisposition: `inline; filename="${filename}"` })
+      : this.#links.url(this.#deps.publicBaseUrl, this.#links.sign(ctx.orgId, callSid, STREAM_LINK_SECONDS));
+    return { url, expires_in: STREAM_LINK_SECONDS, content_type: call.recordingContentType, filename };
+  }
+
+  /** Serves a signed link of the local store, honouring Range; 403 for a bad or expired signature. */
+  async openSigned(link: SignedRecording, sig: string, rangeHeader: string | undefined): Promise<RecordingBody> {
+    this.#links.verify(link, sig);
+    const call = await this.#withRecording(link.orgId, link.callSid);
+    const size = call.recordingBytes ?? (await this.#deps.store.size(call.recordingKey)) ?? 0;
+    const range = parseRange(rangeHeader, size);
+    if (range === 'unsatisfiable') throw Errors.rangeNotSatisfiable(size);
+    const stream = await this.#deps.store.read(call.recordingKey, range);
+    const length = range ? range.end - range.start + 1 : size;
+    return { stream, length, size, range, contentType: call.recordingContentType, filename: filenameOf(call) };
+  }
+
+  /**
+   * The whole recording, fetched through an internal link valid five minutes (a presigned GET on
+   * S3, a signed link of the local store otherwise) and streamed, never held in memory.
+   */
+  async download(ctx: RequestContext, callSid: string): Promise<RecordingBody> {
+    const call = await this.#withRecording(ctx.orgId, callSid);
+    const filename = filenameOf(call);
+    const store = this.#deps.store;
+    if (!(store instanceof S3ObjectStore)) {
+      const link = this.#links.sign(ctx.orgId, callSid, DOWNLOAD_LINK_SECONDS);
+      return { ...(await this.openSigned(link, link.sig, undefined)), filename };
+    }
+    const url = await store.presignGet(call.recordingKey, DOWNLOAD_LINK_SECONDS, { contentType: call.recordingContentType, contentDisposition: `attachment; filename="${filename}"` });
+    const response = await fetch(url).catch(() => undefined);
+    if (!response?.ok || !response.body) {
+      await response?.body?.cancel();
+      throw Errors.upstream('storage_unavailable', 'The object store did not return the recording');
+    }
+    const size = Number(response.headers.get('content-length'));
+    const stream = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
+    return { stream, length: size, size, range: undefined, contentType: call.recordingContentType, filename };
+  }
+}

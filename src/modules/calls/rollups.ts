@@ -1,0 +1,39 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../db/database.ts';
+import { callRollups } from '../../db/schema/index.ts';
+
+export const ALL_AGENTS = '*';
+export const MINUTE_MS = 60_000;
+export const QUARTER_MS = 15 * MINUTE_MS;
+
+export function floorTo(at: Date, stepMs: number): Date {
+  return new Date(Math.floor(at.getTime() / stepMs) * stepMs);
+}
+
+/**
+ * Adds a finished call to the rollups (its agent's and the organization's, per minute and per
+ * quarter hour), in the caller's transaction: the call's final update and its place in the
+ * analytics commit together.
+ */
+export async function addCallToRollups(
+  db: Executor,
+  orgId: string,
+  call: { agentId: string; at: Date; cost: number; durationSeconds: number },
+): Promise<void> {
+  const rows = [];
+  for (const agentId of [call.agentId, ALL_AGENTS]) {
+    rows.push({ clientId: orgId, agentId, grain: 'minute', bucket: floorTo(call.at, MINUTE_MS), calls: 1, costCredits: call.cost, durationSeconds: call.durationSeconds });
+    rows.push({ clientId: orgId, agentId, grain: 'quarter', bucket: floorTo(call.at, QUARTER_MS), calls: 1, costCredits: call.cost, durationSeconds: call.durationSeconds });
+  }
+  await db
+    .insert(callRollups)
+    .values(rows)
+    .onConflictDoUpdate({
+      target: [callRollups.clientId, callRollups.agentId, callRollups.grain, callRollups.bucket],
+      set: {
+        calls: sql`${callRollups.calls} + excluded.calls`,
+        costCredits: sql`${callRollups.costCredits} + excluded.cost_credits`,
+        durationSeconds: sql`${callRollups.durationSeconds} + excluded.duration_seconds`,
+      },
+    });
+}

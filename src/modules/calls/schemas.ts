@@ -1,0 +1,118 @@
+import { Type } from 'typebox';
+import { Nullable, NullableTimestamp, Timestamp } from '../../core/schemas.ts';
+import { E164 } from '../phone-numbers/schemas.ts';
+
+export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;
+export const FINAL_STATUSES = ['completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;
+export const END_REASONS = ['user_hangup', 'agent_hangup', 'tool_end_call', 'silence_timeout', 'max_duration', 'voicemail', 'error'] as const;
+export const CALL_TYPES = ['inbound', 'outbound', 'preview'] as const;
+export const BILLING_STATUSES = ['pending', 'billed', 'insufficient_credits', 'waived'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+const CallSid = Type.String({ pattern: '^call_[A-Za-z0-9]{1,64}$', description: '`call_` + letters and digits' });
+const Credits = Type.Number({ minimum: 0, maximum: 1_000_000, description: 'Credits' });
+
+export const CallSidParams = Type.Object({ call_sid: Type.String({ pattern: '^call_[A-Za-z0-9]+$' }) });
+
+export const CostBreakdown = Type.Object(
+  { stt: Credits, llm: Credits, tts: Credits, telephony: Credits, platform: Credits },
+  { additionalProperties: false, description: 'Credits per component; total_cost is their sum' },
+);
+
+export const TranscriptTurn = Type.Object(
+  {
+    role: Type.Enum(['agent', 'user', 'system', 'tool']),
+    text: Type.String({ maxLength: 20_000 }),
+    start_seconds: Type.Number({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateCallBody = Type.Object(
+  {
+    agent_id: Type.String({ minLength: 1, maxLength: 64 }),
+    call_type: Type.Enum([...CALL_TYPES]),
+    to_number: E164,
+    from_number: Type.Optional(E164),
+    call_sid: Type.Optional(CallSid),
+    status: Type.Optional(Type.Enum(['queued', 'ringing', 'in_progress'], { default: 'queued', description: 'Initial status (default queued)' })),
+    start_time: Type.Optional(Type.String({ format: 'date-time', description: 'When the call connected (default: when it moves to in_progress)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateCallBody = Type.Object(
+  {
+    status: Type.Optional(Type.Enum([...CALL_STATUSES], { description: 'Moves forward only: queued → ringing → in_progress → a final status' })),
+    start_time: Type.Optional(Type.String({ format: 'date-time' })),
+    end_time: Type.Optional(Type.String({ format: 'date-time', description: 'Default: when the call reaches a final status' })),
+    end_reason: Type.Optional(Type.Enum([...END_REASONS], { description: 'Only with a final status' })),
+    duration_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 86_400, description: 'Default: end_time − start_time' })),
+    turn_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, description: 'Default: the number of transcript turns' })),
+    total_cost: Type.Optional(Credits),
+    cost_breakdown: Type.Optional(CostBreakdown),
+    transcript: Type.Optional(Type.Array(TranscriptTurn, { maxItems: 10_000, description: 'Replaces the transcript' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const CallSummary = Type.Object({
+  call_sid: Type.String(),
+  to_number: Type.String(),
+  from_number: Nullable(Type.String()),
+  agent_id: Type.String(),
+  agent_name: Nullable(Type.String()),
+  client_id: Type.String(),
+  call_type: Type.String(),
+  status: Type.String(),
+  recording_enabled: Type.Boolean(),
+  total_cost: Nullable(Type.Number()),
+  duration_seconds: Nullable(Type.Number()),
+  turn_count: Nullable(Type.Integer()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  start_time: NullableTimestamp,
+  end_time: NullableTimestamp,
+  end_reason: Nullable(Type.String()),
+  billing_status: Type.String(),
+});
+
+export const Call = Type.Object({
+  ...CallSummary.properties,
+  cost_breakdown: Nullable(CostBreakdown),
+  transcript: Type.Array(TranscriptTurn),
+  has_recording: Type.Boolean(),
+  recording_content_type: Nullable(Type.String()),
+  recording_bytes: Nullable(Type.Integer()),
+});
+
+const DateOrTime = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?(Z|[+-]\\d{2}:\\d{2}))?$',
+  description: 'YYYY-MM-DD (UTC day) or ISO 8601 date-time',
+});
+
+export const ListCallsQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page' })),
+    agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    status: Type.Optional(Type.Enum([...CALL_STATUSES])),
+    call_type: Type.Optional(Type.Enum([...CALL_TYPES])),
+    from: Type.Optional({ ...DateOrTime, description: 'Created at or after (a date: from its start, UTC)' }),
+    to: Type.Optional({ ...DateOrTime, description: 'Created before (a date: up to its end, UTC)' }),
+  },
+  { additionalProperties: false },
+);
+
+export const RecordingStream = Type.Object({
+  url: Type.String({ description: 'Signed URL, valid expires_in seconds; supports Range requests' }),
+  expires_in: Type.Number(),
+  content_type: Type.String(),
+  filename: Type.String(),
+});
+
+export const SignedRecordingQuery = Type.Object({
+  org: Type.String({ minLength: 1, maxLength: 64 }),
+  expires: Type.Integer({ minimum: 0 }),
+  sig: Type.String({ pattern: '^[A-Za-z0-9_-]{16,128}$' }),
+});

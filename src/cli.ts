@@ -7,6 +7,7 @@ import { provisionOrganization } from './modules/organizations/service.ts';
 import { createEmbedder, createObjectStore } from './adapters/factories.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { startWorkers } from './jobs/workers.ts';
+import { seedDemo } from './demo/seed.ts';
 
 const HELP = `switchboard <command> [options]
 
@@ -19,6 +20,10 @@ Commands:
       Create an organization with an admin user and an admin API key; prints
       {organization_id, user_id, api_key: {key_id, key, role}} as JSON.
       Works whether or not the server runs (goes through its database socket).
+  demo:seed --url URL --api-key KEY --org ORG_ID [--calls N]
+      Fill an organization through the public API, as the voice runtime and a user would:
+      agents, a tool, a document, a SIP number and N finished calls (default 50) over the
+      last 30 days with transcripts, costs and WAV recordings. Shows a progress bar.
   worker
       Run the job workers (document indexing) without the HTTP server, for scale-out; stops
       on SIGTERM/SIGINT after the running job. Set IN_PROCESS_WORKER=false on the servers
@@ -88,6 +93,13 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     }, 4);
   },
 
+  async 'demo:seed'(_config, options) {
+    const calls = options.calls === undefined ? 50 : Number(options.calls);
+    if (!Number.isInteger(calls) || calls < 0 || calls > 100_000) throw new UsageError('--calls must be 0 to 100000');
+    const result = await seedDemo({ url: required(options, 'url'), apiKey: required(options, 'api-key'), orgId: required(options, 'org'), calls });
+    process.stdout.write(`${JSON.stringify({ agents: result.agentIds.length, calls: result.callSids.length, phone_number_id: result.phoneNumberId }, null, 2)}\n`);
+  },
+
   async migrate(config) {
     await withDatabase(config, async () => undefined);
     process.stdout.write('migrations applied\n');
@@ -109,6 +121,10 @@ async function main(argv: string[]): Promise<number> {
       sub: { type: 'string' },
       ttl: { type: 'string' },
       name: { type: 'string' },
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
+      org: { type: 'string' },
+      calls: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,

@@ -17,6 +17,10 @@ import { apiKeyRoutes } from './modules/api-keys/routes.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
 import { organizationRoutes } from './modules/organizations/routes.ts';
 import { OrganizationService } from './modules/organizations/service.ts';
+import { MemberService } from './modules/organizations/members.ts';
+import { invitationRoutes } from './modules/invitations/routes.ts';
+import { InvitationService } from './modules/invitations/service.ts';
+import { OutboxMailer, SmtpMailer } from './adapters/mail/mailer.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 import { toolRoutes } from './modules/tools/routes.ts';
 import { ToolService } from './modules/tools/service.ts';
@@ -134,10 +138,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const { database, config } = deps;
   const tokens = new TokenVerifier(config.jwt, deps.jwtSecret);
-  registerAuth(app, new Authenticator({ pool: database.pool, db: database.db, tokens }));
+  registerAuth(app, new Authenticator({ database, db: database.db, tokens }));
 
   await app.register(systemRoutes(database.pool));
-  await app.register(organizationRoutes(new OrganizationService(database.db)));
+  await app.register(organizationRoutes(new OrganizationService(database.db), new MemberService(database.db)));
+  const mailer = config.mail.kind === 'smtp' ? new SmtpMailer(config.mail.url, config.mail.from) : new OutboxMailer(database.db, app.log);
+  await app.register(invitationRoutes(new InvitationService({ db: database.db, mailer, publicBaseUrl: config.publicBaseUrl, log: app.log })));
   await app.register(apiKeyRoutes(new ApiKeyService(database.db)));
   await app.register(agentRoutes(new AgentService(database.db)));
   const secrets = new SecretBox(deps.encryptionKey);
@@ -151,12 +157,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const store = deps.store ?? createObjectStore(config);
   const knowledgeBase = new KnowledgeBaseService({ database, queue, store, embedder: deps.embedder ?? createEmbedder(config) });
   await app.register(knowledgeBaseRoutes(knowledgeBase, config.dataDir));
-  await app.register(callRoutes(new CallService(database.db)));
+  await app.register(callRoutes(new CallService(database.db, database)));
   await app.register(recordingRoutes(new RecordingService({
     db: database.db, store, linkSecret: deps.encryptionKey, publicBaseUrl: config.publicBaseUrl,
     tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes,
   })));
-  await app.register(analyticsRoutes(new AnalyticsService(database.db)));
+  await app.register(analyticsRoutes(new AnalyticsService(database)));
   await app.register(toolRoutes(new ToolService(database.db, parseAllowList(config.toolAllowedNetworks))));
 
   await app.ready();

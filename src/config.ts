@@ -28,7 +28,11 @@ export interface Config {
   recordingMaxBytes: number;
   /** Credits a dollar buys. */
   creditsPerDollar: number;
+  mail: MailConfig;
 }
+
+/** `outbox`: mail kept in the database and logged; `smtp`: sent through an SMTP server. */
+export type MailConfig = { kind: 'outbox'; from: string } | { kind: 'smtp'; url: string; from: string };
 
 export type StorageConfig =
   | { backend: 'local' }
@@ -172,6 +176,16 @@ function embedder(env: Env): EmbedderConfig {
   };
 }
 
+function mail(env: Env): MailConfig {
+  const kind = env.MAILER || 'outbox';
+  const from = env.MAIL_FROM || 'Switchboard <no-reply@switchboard.local>';
+  if (kind === 'outbox') return { kind, from };
+  if (kind !== 'smtp') throw new ConfigError(`MAILER must be outbox or smtp, got "${kind}"`);
+  const smtpUrl = env.SMTP_URL;
+  if (!smtpUrl || !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('MAILER=smtp needs SMTP_URL (smtp://user:pass@host:port or smtps://...)');
+  return { kind, url: smtpUrl, from };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/$/, '');
@@ -213,5 +227,6 @@ export function loadConfig(env: Env = process.env): Config {
     embedder: embedder(env),
     recordingMaxBytes: integer(env, 'RECORDING_MAX_BYTES', 1024 ** 3, 1024, 16 * 1024 ** 3),
     creditsPerDollar: integer(env, 'CREDITS_PER_DOLLAR', 100, 1, 1_000_000),
+    mail: mail(env),
   };
 }

@@ -17,6 +17,12 @@ export interface Database {
   kind: 'embedded' | 'server';
   /** How to open further connections (the job queue opens its own pool). */
   connection: pg.PoolConfig;
+  /**
+   * A hot read as a named prepared statement (parsed and planned once per connection). The embedded
+   * database runs every socket connection in one session, where names would collide, so there it
+   * is an ordinary query.
+   */
+  prepared<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -36,6 +42,10 @@ function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void
     db: drizzle({ client: pool, schema }),
     kind,
     connection: connectionString ? { connectionString } : { host, user, database },
+    async prepared<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) {
+      const { rows } = await pool.query<R>(kind === 'server' ? { name, text, values } : { text, values });
+      return rows;
+    },
     async close() {
       await pool.end();
       await onClose();

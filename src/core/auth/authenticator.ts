@@ -1,5 +1,4 @@
-import type pg from 'pg';
-import type { Db } from '../../db/database.ts';
+import type { Database, Db } from '../../db/database.ts';
 import { findKeyCredential, touchKeyLastUsed } from '../../modules/api-keys/repository.ts';
 import { OrganizationRepository } from '../../modules/organizations/repository.ts';
 import type { Principal, RequestContext } from '../context.ts';
@@ -22,14 +21,14 @@ export interface CredentialHeaders {
  * refused on the very next request.
  */
 export class Authenticator {
-  readonly #pool: pg.Pool;
+  readonly #database: Pick<Database, 'pool' | 'prepared'>;
   readonly #identities: OrganizationRepository;
   readonly #tokens: TokenVerifier;
   /** Per-process memory of the last `last_used_at` write per key, so a burst writes once. */
   readonly #lastTouched = new Map<string, number>();
 
-  constructor(deps: { pool: pg.Pool; db: Db; tokens: TokenVerifier }) {
-    this.#pool = deps.pool;
+  constructor(deps: { database: Pick<Database, 'pool' | 'prepared'>; db: Db; tokens: TokenVerifier }) {
+    this.#database = deps.database;
     this.#identities = new OrganizationRepository(deps.db);
     this.#tokens = deps.tokens;
   }
@@ -57,7 +56,7 @@ export class Authenticator {
 
   async #fromApiKey(presented: string, requestId: string): Promise<Principal> {
     if (!API_KEY_PATTERN.test(presented)) throw Errors.invalidApiKey();
-    const key = await findKeyCredential(this.#pool, hashApiKey(presented));
+    const key = await findKeyCredential(this.#database, hashApiKey(presented));
     const now = Date.now();
     if (!key || key.status !== 'active' || !isRole(key.role)) throw Errors.invalidApiKey();
     if (key.expiresAt && key.expiresAt.getTime() <= now) throw Errors.invalidApiKey();
@@ -89,6 +88,6 @@ export class Authenticator {
     if (touched !== undefined && now - touched < LAST_USED_RESOLUTION_MS) return;
     this.#lastTouched.set(keyId, now);
     if (this.#lastTouched.size > 10_000) this.#lastTouched.clear(); // bounded memory; worst case one extra write
-    touchKeyLastUsed(this.#pool, keyId).catch(() => this.#lastTouched.delete(keyId));
+    touchKeyLastUsed(this.#database.pool, keyId).catch(() => this.#lastTouched.delete(keyId));
   }
 }

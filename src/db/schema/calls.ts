@@ -56,8 +56,8 @@ export const calls = pgTable(
 /**
  * Finished calls summed per bucket, written in the transaction that ends the call, so analytics
  * read a bounded number of rows whatever the number of calls. `agent_id` '*' sums every agent.
- * Grains: `minute` (minute series) and `quarter` (15 minutes: every time zone's offset is a
- * multiple of 15 minutes, so calendar days in any zone are unions of quarters).
+ * Grains: `minute` (minute series), `hour`, and `quarter` (15 minutes: every time zone's offset is
+ * a multiple of 15 minutes, so calendar days in any zone are unions of quarters).
  */
 export const callRollups = pgTable(
   'call_rollups',

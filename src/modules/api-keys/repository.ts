@@ -1,6 +1,6 @@
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, notInArray, sql } from 'drizzle-orm';
 import type pg from 'pg';
-import type { Executor } from '../../db/database.ts';
+import type { Database, Executor } from '../../db/database.ts';
 import { apiKeys } from '../../db/schema/index.ts';
 import { newestFirst } from '../../db/keyset.ts';
 
@@ -49,6 +49,22 @@ export class ApiKeyRepository {
       .returning();
     return key;
   }
+
+  /**
+   * Revokes a user's active keys in the organization whose role is not among `keep` (all of them
+   * when `keep` is empty): a member removed or demoted keeps no key above what they now hold.
+   */
+  async revokeUserKeys(orgId: string, userId: string, keep: readonly string[] = []): Promise<number> {
+    const rows = await this.#db
+      .update(apiKeys)
+      .set({ status: 'revoked', revokedAt: sql`now()` })
+      .where(and(
+        eq(apiKeys.clientId, orgId), eq(apiKeys.userId, userId), eq(apiKeys.status, 'active'),
+        keep.length ? notInArray(apiKeys.role, [...keep]) : undefined,
+      ))
+      .returning({ id: apiKeys.id });
+    return rows.length;
+  }
 }
 
 /** What authentication needs of a key, fetched on every request. */
@@ -67,14 +83,15 @@ export interface KeyCredential {
  * the presented secret (globally unique), and only then learns its organization. Plain SQL on the
  * pool because it runs on every request.
  */
-export async function findKeyCredential(pool: pg.Pool, keyHash: string): Promise<KeyCredential | undefined> {
-  const { rows } = await pool.query<KeyCredential>(
+export async function findKeyCredential(database: Pick<Database, 'prepared'>, keyHash: string): Promise<KeyCredential | undefined> {
+  const [row] = await database.prepared<KeyCredential>(
+    'auth_key_by_hash',
     `SELECT id, client_id AS "clientId", user_id AS "userId", role, status,
             expires_at AS "expiresAt", last_used_at AS "lastUsedAt"
        FROM api_keys WHERE key_hash = $1`,
     [keyHash],
   );
-  return rows[0];
+  return row;
 }
 
 /** Records use to the minute: the guard makes a racing second write a no-op. */

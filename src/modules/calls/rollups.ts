@@ -5,6 +5,11 @@ import { callRollups } from '../../db/schema/index.ts';
 export const ALL_AGENTS = '*';
 export const MINUTE_MS = 60_000;
 export const QUARTER_MS = 15 * MINUTE_MS;
+export const HOUR_MS = 60 * MINUTE_MS;
+
+/** Rollup grains, finest first. */
+export const GRAINS = { minute: MINUTE_MS, quarter: QUARTER_MS, hour: HOUR_MS } as const;
+export type Grain = keyof typeof GRAINS;
 
 export function floorTo(at: Date, stepMs: number): Date {
   return new Date(Math.floor(at.getTime() / stepMs) * stepMs);
@@ -22,8 +27,9 @@ export async function addCallToRollups(
 ): Promise<void> {
   const rows = [];
   for (const agentId of [call.agentId, ALL_AGENTS]) {
-    rows.push({ clientId: orgId, agentId, grain: 'minute', bucket: floorTo(call.at, MINUTE_MS), calls: 1, costCredits: call.cost, durationSeconds: call.durationSeconds });
-    rows.push({ clientId: orgId, agentId, grain: 'quarter', bucket: floorTo(call.at, QUARTER_MS), calls: 1, costCredits: call.cost, durationSeconds: call.durationSeconds });
+    for (const [grain, step] of Object.entries(GRAINS)) {
+      rows.push({ clientId: orgId, agentId, grain, bucket: floorTo(call.at, step), calls: 1, costCredits: call.cost, durationSeconds: call.durationSeconds });
+    }
   }
   await db
     .insert(callRollups)

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { Db } from '../../db/database.ts';
+import type { Database, Db } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
@@ -8,8 +8,9 @@ import { iso } from '../../core/schemas.ts';
 import type { CostBreakdown } from '../../db/schema/index.ts';
 import { AgentRepository } from '../agents/repository.ts';
 import { CreditLedger, roundCredits } from '../billing/ledger.ts';
-import { CallRepository, type CallFilters, type CallRow, type CallSummaryRow, type NewCallRow } from './repository.ts';
+import { CallRepository, type CallFilters, type CallRow, type NewCallRow } from './repository.ts';
 import { addCallToRollups } from './rollups.ts';
+import { listCallSummaries } from './call-list.ts';
 import { FINAL_STATUSES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
 
 type CallSummaryView = Static<typeof CallSummary>;
@@ -26,7 +27,7 @@ function stage(status: string): number {
   return ({ queued: 0, ringing: 1, in_progress: 2 } as Record<string, number>)[status] ?? 0;
 }
 
-export function toCallSummary(row: CallSummaryRow): CallSummaryView {
+export function toCallSummary(row: CallRow): CallSummaryView {
   return {
     call_sid: row.callSid, to_number: row.toNumber, from_number: row.fromNumber, agent_id: row.agentId,
     agent_name: row.agentName, client_id: row.clientId, call_type: row.callType, status: row.status,
@@ -70,9 +71,11 @@ function totalOf(breakdown: CostBreakdown): number {
 /** The voice runtime reports calls here; users read them. */
 export class CallService {
   readonly #db: Db;
+  readonly #database: Pick<Database, 'prepared'>;
   readonly #calls: CallRepository;
-  constructor(db: Db) {
+  constructor(db: Db, database: Pick<Database, 'prepared'>) {
     this.#db = db;
+    this.#database = database;
     this.#calls = new CallRepository(db);
   }
 
@@ -102,8 +105,8 @@ export class CallService {
       from: boundary(query.from, 'from'), to: boundary(query.to, 'to'),
     };
     const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
-    const rows = await this.#calls.list(ctx.orgId, filters, query.limit + 1, before);
-    return toPage(rows, query.limit, (r) => ({ value: r.createdAt.toISOString(), id: r.callSid }), toCallSummary);
+    const rows = await listCallSummaries(this.#database, ctx.orgId, filters, query.limit + 1, before);
+    return toPage(rows, query.limit, (r) => ({ value: r.created_at, id: r.call_sid }), (r) => r);
   }
 
   /**

@@ -46,6 +46,35 @@ export class OrganizationRepository {
     return row?.role;
   }
 
+  /** Locks the organization's admin memberships (the last-admin rule counts them under this lock). */
+  async lockAdmins(orgId: string): Promise<string[]> {
+    const rows = await this.#db
+      .select({ userId: memberships.userId })
+      .from(memberships)
+      .where(and(eq(memberships.clientId, orgId), eq(memberships.role, 'admin')))
+      .orderBy(asc(memberships.userId))
+      .for('update');
+    return rows.map((r) => r.userId);
+  }
+
+  async findMember(orgId: string, userId: string): Promise<MemberRow | undefined> {
+    const [row] = await this.#db
+      .select({ userId: memberships.userId, email: users.email, role: memberships.role, createdAt: memberships.createdAt })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(and(eq(memberships.clientId, orgId), eq(memberships.userId, userId)))
+      .for('update', { of: memberships });
+    return row;
+  }
+
+  async updateMembershipRole(orgId: string, userId: string, role: Role): Promise<void> {
+    await this.#db.update(memberships).set({ role, updatedAt: new Date() }).where(and(eq(memberships.clientId, orgId), eq(memberships.userId, userId)));
+  }
+
+  async deleteMembership(orgId: string, userId: string): Promise<void> {
+    await this.#db.delete(memberships).where(and(eq(memberships.clientId, orgId), eq(memberships.userId, userId)));
+  }
+
   /** Members ordered by join time then id; `after` is the keyset position of the previous page. */
   async listMembers(orgId: string, limit: number, after?: { at: Date; id: string }): Promise<MemberRow[]> {
     const keyset = after

@@ -2,10 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ORG_ROUTE_ERRORS, envelope, errorResponses, listEnvelope, OrganizationHeader, pageBody } from '../../core/schemas.ts';
 import { CreateOrganizationBody, ListMembersQuery, Me, Member, Organization } from './schemas.ts';
 import type { OrganizationService } from './service.ts';
+import type { MemberService } from './members.ts';
+import { MemberParams, UpdateMemberBody } from './schemas.ts';
 
 const tags = ['Organizations'];
 
-export function organizationRoutes(service: OrganizationService): FastifyPluginAsyncTypebox {
+export function organizationRoutes(service: OrganizationService, members: MemberService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post('/api/auth/organizations', {
       config: { auth: 'principal' },
@@ -30,5 +32,23 @@ export function organizationRoutes(service: OrganizationService): FastifyPluginA
         response: { 200: listEnvelope(Member), ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
     }, async (req) => pageBody(await service.listMembers(req.ctx, req.query)));
+
+    app.patch('/api/auth/organizations/members/:user_id', {
+      config: { permission: 'members:update' },
+      schema: {
+        tags, headers: OrganizationHeader, params: MemberParams, body: UpdateMemberBody,
+        summary: "Change a member's role (not above your own; the last admin cannot be demoted: 409); their keys above the new role are revoked",
+        response: { 200: envelope(Member), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },
+      },
+    }, async (req) => ({ success: true, message: 'Member updated', data: await members.updateRole(req.ctx, req.params.user_id, req.body.role) }));
+
+    app.delete('/api/auth/organizations/members/:user_id', {
+      config: { permission: 'members:delete' },
+      schema: {
+        tags, headers: OrganizationHeader, params: MemberParams,
+        summary: 'Remove a member (the last admin cannot be removed: 409); their API keys in the organization are revoked',
+        response: { 200: envelope(Member), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },
+      },
+    }, async (req) => ({ success: true, message: 'Member removed', data: await members.remove(req.ctx, req.params.user_id) }));
   };
 }

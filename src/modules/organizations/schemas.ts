@@ -33,3 +33,7 @@ export const Member = Type.Object({
 });
 
 export const ListMembersQuery = Type.Object(pageQuery(50));
+
+export const MemberParams = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const UpdateMemberBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });

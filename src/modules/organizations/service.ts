@@ -6,7 +6,8 @@ import { newId } from '../../core/ids.ts';
 import type { Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
 import { issueApiKey } from '../api-keys/service.ts';
-import { OrganizationRepository, type MemberRow, type OrganizationRow } from './repository.ts';
+import { OrganizationRepository, type OrganizationRow } from './repository.ts';
+import { toMemberView } from './members.ts';
 
 export interface OrganizationView {
   organization_id: string;
@@ -29,12 +30,6 @@ export interface ProvisionedOrganization {
   api_key: { key_id: string; key: string; role: Role };
 }
 
-const toMemberView = (row: MemberRow): MemberView => ({
-  user_id: row.userId,
-  email: row.email,
-  role: row.role as Role,
-  joined_at: iso(row.createdAt),
-});
 
 /** Creates organization, user (unless given) and admin membership: the caller owns the transaction. */
 async function createOrganizationIn(tx: Executor, name: string, userId: string): Promise<OrganizationRow> {

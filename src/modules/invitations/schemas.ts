@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+import { Timestamp } from '../../core/schemas.ts';
+import { RoleSchema } from '../api-keys/schemas.ts';
+
+export const INVITATION_DAYS = 7;
+
+export const Invitation = Type.Object({
+  invite_id: Type.String({ pattern: '^inv_[a-f0-9]{12}$' }),
+  email: Type.String(),
+  client_id: Type.String(),
+  role: RoleSchema,
+  invited_by: Type.String({ description: 'User id of the creator' }),
+  status: Type.Enum(['pending', 'accepted', 'cancelled', 'expired']),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+});
+
+export const InvitationList = Type.Object({ invitations: Type.Array(Invitation) });
+
+export const CreateInvitationBody = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    role: RoleSchema,
+  },
+  { additionalProperties: false },
+);
+
+export const InviteIdParams = Type.Object({ invite_id: Type.String({ pattern: '^inv_[A-Za-z0-9]+$' }) });
+
+export const AcceptedInvitation = Type.Object({
+  invitation: Invitation,
+  organization_id: Type.String(),
+  user_id: Type.String(),
+  role: RoleSchema,
+});

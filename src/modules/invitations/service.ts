@@ -1,0 +1,123 @@
+import type { Static } from 'typebox';
+import type { Db } from '../../db/database.ts';
+import type { Principal, RequestContext } from '../../core/context.ts';
+import { Errors } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { roleAtMost, type Role } from '../../core/permissions.ts';
+import { iso } from '../../core/schemas.ts';
+import type { Mailer } from '../../adapters/mail/mailer.ts';
+import { OrganizationRepository } from '../organizations/repository.ts';
+import { InvitationRepository, type InvitationRow } from './repository.ts';
+import { INVITATION_DAYS, type CreateInvitationBody, type Invitation } from './schemas.ts';
+
+type InvitationView = Static<typeof Invitation>;
+
+/** `pending` past its expiry reads as `expired`: expiry is a matter of time, not of a job running. */
+export function toInvitation(row: InvitationRow, now = new Date()): InvitationView {
+  const status = row.status === 'pending' && row.expiresAt <= now ? 'expired' : row.status;
+  return {
+    invite_id: row.id, email: row.email, client_id: row.clientId, role: row.role as Role, invited_by: row.invitedBy,
+    status: status as InvitationView['status'], created_at: iso(row.createdAt), expires_at: iso(row.expiresAt),
+  };
+}
+
+export interface InvitationDeps {
+  db: Db;
+  mailer: Mailer;
+  publicBaseUrl: string;
+  log?: { error(obj: object, message: string): void };
+}
+
+export class InvitationService {
+  readonly #deps: InvitationDeps;
+  constructor(deps: InvitationDeps) {
+    this.#deps = deps;
+  }
+
+  async list(ctx: RequestContext): Promise<{ invitations: InvitationView[] }> {
+    const now = new Date();
+    const rows = await new InvitationRepository(this.#deps.db).listPending(ctx.orgId, now);
+    return { invitations: rows.map((r) => toInvitation(r, now)) };
+  }
+
+  /**
+   * Invites an address with a role no higher than the inviter's. An existing member or an open
+   * invitation for the address is 409. The email goes out after the invitation is committed; if it
+   * cannot be sent the invitation stays (it can be cancelled and sent again) and the message says so.
+   */
+  async create(ctx: RequestContext, input: Static<typeof CreateInvitationBody>): Promise<{ data: InvitationView; message: string }> {
+    if (!roleAtMost(input.role, ctx.role)) throw Errors.roleTooHigh('invited role');
+    const email = input.email.trim().toLowerCase();
+    const row = await this.#deps.db.transaction(async (tx) => {
+      const repo = new InvitationRepository(tx);
+      if (await repo.isMemberByEmail(ctx.orgId, email)) throw Errors.conflict('already_member', `${email} is already a member`);
+      const now = new Date();
+      await repo.expireLapsed(ctx.orgId, email, now);
+      const created = await repo.insert(ctx.orgId, {
+        id: newId('inv'), email, role: input.role, invitedBy: ctx.actor.userId, createdAt: now, expiresAt: new Date(now.getTime() + INVITATION_DAYS * 86_400_000),
+      });
+      if (!created) throw Errors.conflict('invitation_pending', `${email} already has a pending invitation`);
+      return created;
+    });
+    try {
+      await this.#sendInvitation(row);
+      return { data: toInvitation(row), message: `Invitation sent to ${email}` };
+    } catch (err) {
+      this.#deps.log?.error({ err, invite_id: row.id }, 'invitation email failed');
+      return { data: toInvitation(row), message: `Invitation created, but the email to ${email} could not be sent` };
+    }
+  }
+
+  async #sendInvitation(row: InvitationRow): Promise<void> {
+    const org = await new OrganizationRepository(this.#deps.db).findOrganization(row.clientId);
+    const acceptUrl = `${this.#deps.publicBaseUrl}/api/auth/invitations/${row.id}/accept`;
+    await this.#deps.mailer.send({
+      to: row.email,
+      subject: `You are invited to ${org?.name ?? 'an organization'} on Switchboard`,
+      text: [
+        `You have been invited to join ${org?.name ?? 'an organization'} on Switchboard as ${row.role}.`,
+        '',
+        `Accept by signing in with this address and sending POST ${acceptUrl}`,
+        `(for example: curl -X POST ${acceptUrl} -H "Authorization: Bearer $TOKEN").`,
+        '',
+        `The invitation expires on ${row.expiresAt.toISOString()}.`,
+      ].join('\n'),
+    });
+  }
+
+  async cancel(ctx: RequestContext, inviteId: string): Promise<InvitationView> {
+    const repo = new InvitationRepository(this.#deps.db);
+    const cancelled = await repo.settle(ctx.orgId, inviteId, { status: 'cancelled', cancelledAt: new Date() });
+    if (cancelled) return toInvitation(cancelled);
+    const existing = await repo.findById(ctx.orgId, inviteId);
+    if (!existing) throw Errors.notFound('Invitation');
+    throw Errors.conflict(`invitation_${toInvitation(existing).status}`, `The invitation is ${toInvitation(existing).status}`);
+  }
+
+  /**
+   * The invited person accepts with a token whose email is the invited address: the membership with
+   * the invited role and the `accepted` status are written together, on the locked invitation.
+   */
+  async accept(principal: Principal, inviteId: string) {
+    const { actor } = principal;
+    if (actor.type !== 'user' || !actor.email) {
+      throw Errors.forbidden('Accept an invitation with a sign-in token carrying your email, not an API key');
+    }
+    const email = actor.email.toLowerCase();
+    return this.#deps.db.transaction(async (tx) => {
+      const repo = new InvitationRepository(tx);
+      const invitation = await repo.findForAccept(inviteId);
+      if (!invitation) throw Errors.notFound('Invitation');
+      if (invitation.email !== email) throw Errors.forbidden('This invitation was sent to another address');
+      const status = toInvitation(invitation).status;
+      if (status !== 'pending') throw Errors.conflict(`invitation_${status}`, `The invitation is ${status}`);
+      const organizations = new OrganizationRepository(tx);
+      if (await organizations.findMembershipRole(invitation.clientId, actor.userId)) {
+        throw Errors.conflict('already_member', 'You are already a member of this organization');
+      }
+      await organizations.insertMembership(invitation.clientId, actor.userId, invitation.role as Role);
+      const accepted = await repo.settle(invitation.clientId, invitation.id, { status: 'accepted', acceptedAt: new Date(), acceptedBy: actor.userId });
+      return { invitation: toInvitation(accepted!), organization_id: invitation.clientId, user_id: actor.userId, role: invitation.role as Role };
+    });
+  }
+}

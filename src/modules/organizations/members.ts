@@ -1,0 +1,52 @@
+import type { Db } from '../../db/database.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { Errors } from '../../core/errors.ts';
+import { ROLES, roleAtMost, type Role } from '../../core/permissions.ts';
+import { iso } from '../../core/schemas.ts';
+import { ApiKeyRepository } from '../api-keys/repository.ts';
+import { OrganizationRepository, type MemberRow } from './repository.ts';
+
+export const toMemberView = (row: MemberRow) => ({ user_id: row.userId, email: row.email, role: row.role as Role, joined_at: iso(row.createdAt) });
+
+/**
+ * Role changes and removals. The organization's admin rows are locked first, so two admins
+ * demoting each other at once cannot leave it without one. A member's keys never outrank them:
+ * keys above a new role are revoked, and a removed member's keys all are.
+ */
+export class MemberService {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async #change(ctx: RequestContext, userId: string, newRole: Role | null) {
+    return this.#db.transaction(async (tx) => {
+      const repo = new OrganizationRepository(tx);
+      const admins = await repo.lockAdmins(ctx.orgId);
+      const member = await repo.findMember(ctx.orgId, userId);
+      if (!member) throw Errors.notFound('Member');
+      if (!roleAtMost(member.role as Role, ctx.role)) throw Errors.roleTooHigh("member's role");
+      if (newRole && !roleAtMost(newRole, ctx.role)) throw Errors.roleTooHigh('new role');
+      if (member.role === 'admin' && newRole !== 'admin' && admins.length <= 1) {
+        throw Errors.conflict('last_admin', 'The organization needs at least one admin: make another member admin first');
+      }
+      const keys = new ApiKeyRepository(tx);
+      if (newRole) {
+        await repo.updateMembershipRole(ctx.orgId, userId, newRole);
+        await keys.revokeUserKeys(ctx.orgId, userId, ROLES.filter((r) => roleAtMost(r, newRole)));
+        return toMemberView({ ...member, role: newRole });
+      }
+      await repo.deleteMembership(ctx.orgId, userId);
+      await keys.revokeUserKeys(ctx.orgId, userId);
+      return toMemberView(member);
+    });
+  }
+
+  updateRole(ctx: RequestContext, userId: string, role: Role) {
+    return this.#change(ctx, userId, role);
+  }
+
+  remove(ctx: RequestContext, userId: string) {
+    return this.#change(ctx, userId, null);
+  }
+}

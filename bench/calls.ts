@@ -21,9 +21,10 @@ import { issueApiKey } from '../src/modules/api-keys/service.ts';
 import { benchDatabaseUrl, load, machine, startChild, writeResult, type LoadResult } from './lib.ts';
 
 const ORGS = 100;
+// Two databases, seeded once and reused: 10,000 calls (100 per organization) and 1,000,000 (10,000 each).
+const smallUrl = await benchDatabaseUrl('switchboard_bench_calls_10k');
 const databaseUrl = await benchDatabaseUrl('switchboard_bench_calls');
-const database = await openDatabase({ databaseUrl, dataDir: '/tmp', poolSize: 4 });
-await runMigrations(database);
+let database = await openDatabase({ databaseUrl: smallUrl, dataDir: '/tmp', poolSize: 4 });
 const q = (text: string, params: unknown[] = []) => database.pool.query(text, params);
 
 async function ensureOrgs(): Promise<string[]> {
@@ -64,15 +65,20 @@ async function seedCalls(perOrg: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-const orgIds = await ensureOrgs();
-const orgId = orgIds[0]!;
-const { rows: [owner] } = await q('SELECT user_id FROM memberships WHERE client_id = $1 LIMIT 1', [orgId]);
-const apiKey = (await issueApiKey(database.db, orgId, { userId: owner.user_id, name: 'bench', role: 'user' })).key;
-const headers = { 'x-api-key': apiKey, 'x-organization-id': orgId };
+/** Seeds one database (when needed) and returns its first organization with a fresh key. */
+async function prepare(perOrg: number) {
+  await runMigrations(database);
+  const orgIds = await ensureOrgs();
+  const seconds = await seedCalls(perOrg);
+  const orgId = orgIds[0]!;
+  const { rows: [owner] } = await q('SELECT user_id FROM memberships WHERE client_id = $1 LIMIT 1', [orgId]);
+  const apiKey = (await issueApiKey(database.db, orgId, { userId: owner.user_id, name: 'bench', role: 'user' })).key;
+  return { orgId, seconds, headers: { 'x-api-key': apiKey, 'x-organization-id': orgId } };
+}
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbcalls-'));
 const CONNECTIONS = 50;
 
-async function analytics(app: { url: string }, label: string) {
+async function analytics(app: { url: string }, label: string, headers: Record<string, string>) {
   await load('warm-up', `${app.url}/api/analytics/calls/daily?timezone=Europe/Berlin`, headers, { connections: 4, duration: 2 });
   await load('warm-up', `${app.url}/api/analytics/calls/daily?start_time=${encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString())}`, headers, { connections: 4, duration: 2 });
   const today = new Date().toISOString().slice(0, 10);
@@ -85,8 +91,8 @@ async function analytics(app: { url: string }, label: string) {
 }
 
 /** The list's SQL, run by plain `pg` on a pool the size of the app's, CONNECTIONS loops at once. */
-async function rawLoop(seconds: number): Promise<{ queries_per_second: number }> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+async function rawLoop(orgId: string, seconds: number): Promise<{ queries_per_second: number }> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, options: '-c plan_cache_mode=force_custom_plan' });
   const text = `select call_sid, client_id, agent_id, agent_name, call_type, status, from_number, to_number, recording_enabled, start_time, end_time,
     end_reason, duration_seconds, turn_count, total_cost, billing_status, created_at, updated_at
     from calls where client_id = $1 order by created_at desc, call_sid desc limit $2`;
@@ -102,26 +108,29 @@ async function rawLoop(seconds: number): Promise<{ queries_per_second: number }>
   return { queries_per_second: Math.round(count / seconds) };
 }
 
-let app = await startChild('app', { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, IN_PROCESS_WORKER: 'false' });
+const small = await prepare(100);
+let app = await startChild('app', { DATABASE_URL: smallUrl, DATA_DIR: dataDir, IN_PROCESS_WORKER: 'false' });
 const result: Record<string, unknown> = { ...machine(), database: 'PostgreSQL 15, same 2 cores as server and load', organizations: ORGS };
 try {
-  // 10,000 calls (100 per organization) for the analytics baseline.
-  await q("DELETE FROM calls WHERE client_id IN (SELECT id FROM organizations WHERE name LIKE 'calls bench %') AND 1 = (SELECT CASE WHEN count(*) > 10000 THEN 1 ELSE 0 END FROM calls)");
-  result.seed_10k_seconds = await seedCalls(100);
-  await load('warm-up', `${app.url}/api/calls?limit=50`, headers, { connections: 10, duration: 2 });
-  const small = await analytics(app, '10k calls');
-
-  result.seed_1m_seconds = await seedCalls(10_000);
+  result.seed_10k_seconds = small.seconds;
+  await load('warm-up', `${app.url}/api/calls?limit=50`, small.headers, { connections: 10, duration: 2 });
+  const smallSeries = await analytics(app, '10k calls', small.headers);
   await app.stop();
+  await database.close();
+
+  database = await openDatabase({ databaseUrl, dataDir: '/tmp', poolSize: 4 });
+  const large = await prepare(10_000);
+  const { orgId, headers } = large;
+  result.seed_1m_seconds = large.seconds;
   app = await startChild('app', { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, IN_PROCESS_WORKER: 'false' });
   await load('warm-up', `${app.url}/api/calls?limit=50`, headers, { connections: 10, duration: 2 });
-  const large = await analytics(app, '1M calls');
+  const largeSeries = await analytics(app, '1M calls', headers);
 
   const { rows: [deep] } = await q('SELECT created_at, call_sid FROM calls WHERE client_id = $1 ORDER BY created_at DESC, call_sid DESC OFFSET 9000 LIMIT 1', [orgId]);
   const deepCursor = encodeCursor({ value: deep.created_at.toISOString(), id: deep.call_sid });
   const first: LoadResult = await load('calls first page', `${app.url}/api/calls?limit=50`, headers, { connections: CONNECTIONS, duration: 10 });
   const deepPage: LoadResult = await load('calls deep page', `${app.url}/api/calls?limit=50&cursor=${deepCursor}`, headers, { connections: CONNECTIONS, duration: 10 });
-  const raw = await rawLoop(10);
+  const raw = await rawLoop(orgId, 10);
 
   // A 500 MB WAV recording on the local store, downloaded whole over HTTP from a fresh server
   // (so the garbage of the load above does not count as the download's memory).
@@ -163,11 +172,11 @@ try {
       targets: { p99_ms: 25, app_vs_raw_throughput: 0.6, deep_vs_first: 1.2 },
     },
     analytics: {
-      at_10k_calls: small,
-      at_1m_calls: large,
+      at_10k_calls: smallSeries,
+      at_1m_calls: largeSeries,
       p50_ratio_1m_vs_10k: {
-        days_30: Number((large.days_30.latency_ms.p50 / Math.max(small.days_30.latency_ms.p50, 1)).toFixed(2)),
-        minutes_24h: Number((large.minutes_24h.latency_ms.p50 / Math.max(small.minutes_24h.latency_ms.p50, 1)).toFixed(2)),
+        days_30: Number((largeSeries.days_30.latency_ms.p50 / Math.max(smallSeries.days_30.latency_ms.p50, 1)).toFixed(2)),
+        minutes_24h: Number((largeSeries.minutes_24h.latency_ms.p50 / Math.max(smallSeries.minutes_24h.latency_ms.p50, 1)).toFixed(2)),
       },
       targets: { p50_ms: 20, ratio: 1.2 },
     },

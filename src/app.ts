@@ -44,6 +44,10 @@ import { CallService } from './modules/calls/service.ts';
 import { recordingRoutes } from './modules/calls/recording-routes.ts';
 import { RecordingService } from './modules/calls/recordings.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
+import { billingRoutes } from './modules/billing/routes.ts';
+import { BillingService } from './modules/billing/service.ts';
+import { LocalPayments } from './adapters/payments/local-payments.ts';
+import { StripePayments } from './adapters/payments/stripe-payments.ts';
 import { AnalyticsService } from './modules/analytics/service.ts';
 
 export interface AppDeps {
@@ -162,6 +166,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db: database.db, store, linkSecret: deps.encryptionKey, publicBaseUrl: config.publicBaseUrl,
     tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes,
   })));
+  const payments = config.payments.stripe
+    ? new StripePayments({ ...config.payments.stripe, successUrl: config.payments.successUrl, cancelUrl: config.payments.cancelUrl })
+    : new LocalPayments(config.publicBaseUrl, deps.encryptionKey);
+  await app.register(billingRoutes(new BillingService({ db: database.db, provider: payments, creditsPerDollar: config.creditsPerDollar, log: app.log }), config.payments));
   await app.register(analyticsRoutes(new AnalyticsService(database)));
   await app.register(toolRoutes(new ToolService(database.db, parseAllowList(config.toolAllowedNetworks))));
 

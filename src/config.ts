@@ -29,6 +29,16 @@ export interface Config {
   /** Credits a dollar buys. */
   creditsPerDollar: number;
   mail: MailConfig;
+  payments: PaymentsConfig;
+}
+
+export interface PaymentsConfig {
+  /** `local`: the platform's own checkout page (no money moves); `stripe`: Stripe Checkout. */
+  provider: 'local' | 'stripe';
+  stripe: { secretKey: string; webhookSecret: string; apiUrl: string | undefined; timeoutMs: number } | undefined;
+  /** Where the provider sends the payer back; returning there credits nothing by itself. */
+  successUrl: string;
+  cancelUrl: string;
 }
 
 /** `outbox`: mail kept in the database and logged; `smtp`: sent through an SMTP server. */
@@ -176,6 +186,29 @@ function embedder(env: Env): EmbedderConfig {
   };
 }
 
+function payments(env: Env, publicBaseUrl: string): PaymentsConfig {
+  const provider = env.PAYMENT_PROVIDER || 'local';
+  if (provider !== 'local' && provider !== 'stripe') throw new ConfigError(`PAYMENT_PROVIDER must be local or stripe, got "${provider}"`);
+  const urls = {
+    successUrl: url(env, 'CHECKOUT_SUCCESS_URL') ?? `${publicBaseUrl}/api/billing/checkout/return?result=success`,
+    cancelUrl: url(env, 'CHECKOUT_CANCEL_URL') ?? `${publicBaseUrl}/api/billing/checkout/return?result=cancelled`,
+  };
+  if (provider === 'local') return { provider, stripe: undefined, ...urls };
+  if (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET) {
+    throw new ConfigError('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
+  }
+  return {
+    provider,
+    stripe: {
+      secretKey: env.STRIPE_SECRET_KEY,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+      apiUrl: url(env, 'STRIPE_API_URL'),
+      timeoutMs: integer(env, 'STRIPE_TIMEOUT_MS', 10000, 100, 60000),
+    },
+    ...urls,
+  };
+}
+
 function mail(env: Env): MailConfig {
   const kind = env.MAILER || 'outbox';
   const from = env.MAIL_FROM || 'Switchboard <no-reply@switchboard.local>';
@@ -228,5 +261,6 @@ export function loadConfig(env: Env = process.env): Config {
     recordingMaxBytes: integer(env, 'RECORDING_MAX_BYTES', 1024 ** 3, 1024, 16 * 1024 ** 3),
     creditsPerDollar: integer(env, 'CREDITS_PER_DOLLAR', 100, 1, 1_000_000),
     mail: mail(env),
+    payments: payments(env, publicBaseUrl),
   };
 }

@@ -87,11 +87,19 @@ describe('service routes', () => {
       ['/api/calls', 'post'], ['/api/calls', 'get'], ['/api/calls/{call_sid}', 'get'], ['/api/calls/{call_sid}', 'patch'],
       ['/api/calls/{call_sid}/recording', 'put'], ['/api/calls/{call_sid}/recording/stream', 'get'], ['/api/calls/{call_sid}/recording/download', 'get'],
       ['/api/recordings/{call_sid}', 'get'], ['/api/analytics/calls/daily', 'get'],
+      ['/api/auth/organizations/invitations', 'get'], ['/api/auth/organizations/invitations', 'post'],
+      ['/api/auth/organizations/invitations/{invite_id}', 'delete'], ['/api/auth/invitations/{invite_id}/accept', 'post'],
+      ['/api/auth/organizations/members/{user_id}', 'patch'], ['/api/auth/organizations/members/{user_id}', 'delete'],
+      ['/api/billing/credits', 'get'], ['/api/billing/transactions', 'get'], ['/api/billing/credits/purchase', 'post'], ['/api/billing/webhook', 'post'],
     ] as const) {
       assert.ok(doc.paths[path]?.[method], `${method} ${path} documented`);
     }
-    // Public: the service routes, and signed recording links (the signature is the credential).
-    const PUBLIC = ['/api/health', '/api/ready', '/api/openapi.json', '/api/docs', '/api/recordings/{call_sid}'];
+    // Public: the service routes; signed recording links and provider webhooks (the signature is the
+    // credential); the local provider's hosted checkout pages (reached by their link, like a provider's).
+    const PUBLIC = [
+      '/api/health', '/api/ready', '/api/openapi.json', '/api/docs', '/api/recordings/{call_sid}', '/api/billing/webhook',
+      '/api/billing/checkout/{session_id}', '/api/billing/checkout/{session_id}/pay', '/api/billing/checkout/{session_id}/cancel', '/api/billing/checkout/return',
+    ];
     for (const [path, operations] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries(operations)) {
         assert.ok(op.responses['200'], `${method} ${path} has its 200`);

@@ -68,7 +68,12 @@ export interface OpenOptions {
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize, idleTimeoutMillis: options.idleTimeoutMs });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl, max: options.poolSize, idleTimeoutMillis: options.idleTimeoutMs,
+      // Prepared statements keep their parse, but each execution is planned for its values: a generic
+      // plan cannot see a LIMIT or an organization's size and may sort a whole organization's calls.
+      options: '-c plan_cache_mode=force_custom_plan',
+    });
     return wrap(pool, 'server', async () => {});
   }
   if (options.shareRunningServer) {

@@ -1,5 +1,4 @@
-import { bigint, boolean, check, doublePrecision, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { sql } from 'drizzle-orm';
+import { bigint, boolean, doublePrecision, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { clientId, createdAt, updatedAt } from './columns.ts';
 
 /** Credits: exact decimals (a call costs fractions of a credit), read as JS numbers. */
@@ -73,36 +72,3 @@ export const callRollups = pgTable(
   (t) => [primaryKey({ columns: [t.clientId, t.agentId, t.grain, t.bucket] })],
 );
 
-/** One balance per organization; the check makes an overdraft impossible whatever the code does. */
-export const creditAccounts = pgTable(
-  'credit_accounts',
-  {
-    clientId: clientId().primaryKey(),
-    balance: credits('balance').notNull().default(0),
-    updatedAt: updatedAt(),
-  },
-  (t) => [check('credit_accounts_balance_nonnegative', sql`${t.balance} >= 0`)],
-);
-
-/**
- * The credits ledger: one row per movement, signed. A source event (a call, a payment) moves
- * credits at most once: `(kind, source_id)` is unique.
- */
-export const creditTransactions = pgTable(
-  'credit_transactions',
-  {
-    id: text('id').primaryKey(),
-    clientId: clientId(),
-    /** `purchase`, `call_usage`, `adjustment`. */
-    kind: text('kind').notNull(),
-    amount: credits('amount').notNull(),
-    balanceAfter: credits('balance_after').notNull(),
-    sourceId: text('source_id').notNull(),
-    description: text('description').notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    index('credit_transactions_client_created_idx').on(t.clientId, t.createdAt, t.id),
-    uniqueIndex('credit_transactions_source_key').on(t.kind, t.sourceId),
-  ],
-);

@@ -44,6 +44,7 @@ export async function listCallSummaries(
     name += '_after';
   }
   values.push(limit);
-  const text = `SELECT ${COLUMNS} FROM calls WHERE ${conditions.join(' AND ')} ORDER BY created_at DESC, call_sid DESC LIMIT $${values.length}`;
+  // ORDER BY names the table: the select list reuses the column names for the ISO text.
+  const text = `SELECT ${COLUMNS} FROM calls WHERE ${conditions.join(' AND ')} ORDER BY calls.created_at DESC, calls.call_sid DESC LIMIT $${values.length}`;
   return database.prepared<CallSummaryView>(name, text, values);
 }

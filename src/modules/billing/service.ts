@@ -1,0 +1,168 @@
+import type { Static } from 'typebox';
+import type { Db } from '../../db/database.ts';
+import type { RequestContext } from '../../core/context.ts';
+import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { Errors } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { iso } from '../../core/schemas.ts';
+import {
+  InvalidSignatureError, PaymentProviderError, type PaymentEvent, type PaymentProvider,
+} from '../../adapters/payments/payment-provider.ts';
+import { CreditLedger } from './ledger.ts';
+import { OrganizationRepository } from '../organizations/repository.ts';
+import { BillingRepository, type CheckoutSessionRow, type TransactionRow } from './repository.ts';
+import { CHECKOUT_LIFETIME_MS, type CheckoutSession, type Transaction, type WebhookReceipt } from './schemas.ts';
+
+type TransactionView = Static<typeof Transaction>;
+type Receipt = Static<typeof WebhookReceipt>;
+
+const toTransaction = (row: TransactionRow): TransactionView => ({
+  transaction_id: row.id, kind: row.kind as TransactionView['kind'], amount: row.amount, balance_after: row.balanceAfter,
+  source_id: row.sourceId, description: row.description, created_at: iso(row.createdAt),
+});
+
+const toCheckout = (row: CheckoutSessionRow): Static<typeof CheckoutSession> => ({
+  checkout_url: row.checkoutUrl, session_id: row.id, credits_to_receive: row.credits,
+});
+
+/** Events that complete a checkout; the async one is how delayed payment methods report success. */
+const COMPLETING = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
+
+export interface BillingDeps {
+  db: Db;
+  provider: PaymentProvider;
+  creditsPerDollar: number;
+  log?: { warn(obj: object, message: string): void };
+}
+
+export class BillingService {
+  readonly #deps: BillingDeps;
+  constructor(deps: BillingDeps) {
+    this.#deps = deps;
+  }
+
+  get provider(): PaymentProvider {
+    return this.#deps.provider;
+  }
+
+  async credits(ctx: RequestContext) {
+    return { balance: await new CreditLedger(this.#deps.db).balance(ctx.orgId), credits_per_dollar: this.#deps.creditsPerDollar };
+  }
+
+  async transactions(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<TransactionView>> {
+    const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
+    const rows = await new BillingRepository(this.#deps.db).listTransactions(ctx.orgId, query.page_size + 1, before);
+    return toPage(rows, query.page_size, (r) => ({ value: r.createdAt.toISOString(), id: r.id }), toTransaction);
+  }
+
+  /**
+   * Opens a checkout at the provider. With an Idempotency-Key, the same key returns the same
+   * session, and the same key with another amount is 409; the provider gets a key derived from
+   * it too, so concurrent retries make one provider session.
+   */
+  async purchase(ctx: RequestContext, amountDollars: number, idempotencyKey: string | undefined) {
+    const repo = new BillingRepository(this.#deps.db);
+    const replay = async () => {
+      const existing = idempotencyKey ? await repo.findByIdempotencyKey(ctx.orgId, idempotencyKey) : undefined;
+      if (existing && existing.amountDollars !== amountDollars) {
+        throw Errors.conflict('idempotency_key_reused', 'This Idempotency-Key was used for a purchase of another amount');
+      }
+      return existing;
+    };
+    const earlier = await replay();
+    if (earlier) return toCheckout(earlier);
+
+    const sessionId = newId('cs');
+    const credits = amountDollars * this.#deps.creditsPerDollar;
+    const expiresAt = new Date(Date.now() + CHECKOUT_LIFETIME_MS);
+    let checkout;
+    try {
+      checkout = await this.#deps.provider.createCheckout({
+        sessionId, orgId: ctx.orgId, amountDollars, credits, expiresAt,
+        idempotencyKey: idempotencyKey ? `${ctx.orgId}:${idempotencyKey}:${amountDollars}` : sessionId,
+      });
+    } catch (err) {
+      if (err instanceof PaymentProviderError) throw Errors.upstream('payment_provider_error', err.message);
+      throw err;
+    }
+    const row = await repo.insertSession(ctx.orgId, {
+      id: sessionId, provider: this.#deps.provider.kind, providerSessionId: checkout.providerSessionId, checkoutUrl: checkout.url,
+      amountDollars, credits, idempotencyKey: idempotencyKey ?? null, createdBy: ctx.actor.userId, expiresAt,
+    });
+    if (row) return toCheckout(row);
+    const winner = await replay(); // a concurrent request with the same key got there first
+    if (!winner) throw Errors.internal();
+    return toCheckout(winner);
+  }
+
+  /** A provider's webhook: the signature is checked on the raw body before anything is read. */
+  async handleWebhook(rawBody: Buffer, signature: string | undefined): Promise<Receipt> {
+    let event: PaymentEvent;
+    try {
+      event = this.#deps.provider.verifyEvent(rawBody, signature);
+    } catch (err) {
+      if (err instanceof InvalidSignatureError) throw Errors.validation(`The webhook signature is not valid: ${err.message}`);
+      throw err;
+    }
+    return this.applyEvent(event);
+  }
+
+  /**
+   * Applies a verified event once. The session row is locked, the event id is recorded, and the
+   * credit is a ledger row unique per session: the same event delivered many times, concurrently
+   * or out of order with its siblings, credits once. An unknown session, or a paid amount that is
+   * not the session's, changes nothing and is refused.
+   */
+  async applyEvent(event: PaymentEvent): Promise<Receipt> {
+    const provider = this.#deps.provider.kind;
+    if (!event.type.startsWith('checkout.session.') || !event.providerSessionId) {
+      return { received: true, applied: false, detail: `Event type ${event.type} is not used` };
+    }
+    return this.#deps.db.transaction(async (tx) => {
+      const repo = new BillingRepository(tx);
+      const session = await repo.findByProviderSession(provider, event.providerSessionId!);
+      if (!session) throw Errors.validation(`No checkout session ${event.providerSessionId}`);
+      const record = (outcome: string) => repo.recordEvent({ id: event.id, provider, type: event.type, sessionId: session.id, outcome });
+
+      if (event.type === 'checkout.session.expired') {
+        if (!(await record('expired'))) return { received: true, applied: false, detail: 'Event already handled' };
+        if (session.status === 'open') await repo.setSessionStatus(session.id, 'expired');
+        return { received: true, applied: session.status === 'open', detail: 'Checkout session expired' };
+      }
+      if (!COMPLETING.has(event.type)) return { received: true, applied: false, detail: `Event type ${event.type} is not used` };
+      if (event.paymentStatus !== 'paid') {
+        await record('not_paid');
+        return { received: true, applied: false, detail: 'The session is not paid (yet)' };
+      }
+      if (event.amountTotal !== session.amountDollars * 100 || (event.currency && event.currency !== 'usd')) {
+        this.#deps.log?.warn({ event, session_id: session.id, expected_cents: session.amountDollars * 100 }, 'payment refused: amount differs from the checkout session');
+        throw Errors.validation(`The paid amount (${event.amountTotal} ${event.currency ?? ''}) is not the session's ${session.amountDollars * 100} usd cents`);
+      }
+      if (provider === 'local' && (session.status === 'cancelled' || session.expiresAt <= new Date())) {
+        throw Errors.conflict('checkout_closed', 'The checkout session was cancelled or has expired');
+      }
+      if (!(await record('credited'))) return { received: true, applied: false, detail: 'Event already handled' };
+      const credited = await new CreditLedger(tx).credit(
+        session.clientId, 'purchase', session.id, session.credits, `Purchase of ${session.credits} credits ($${session.amountDollars})`,
+      );
+      if (session.status !== 'completed') await repo.setSessionStatus(session.id, 'completed', new Date());
+      return { received: true, applied: credited !== undefined, detail: credited ? `${session.credits} credits added` : 'Session already credited' };
+    });
+  }
+
+  /** The hosted page's view of a session (local provider). */
+  async checkoutPage(sessionId: string) {
+    const session = await new BillingRepository(this.#deps.db).findSession(sessionId);
+    if (!session || session.provider !== 'local') throw Errors.notFound('Checkout session');
+    const expired = session.status === 'open' && session.expiresAt <= new Date();
+    const organization = await new OrganizationRepository(this.#deps.db).findOrganization(session.clientId);
+    return { session, status: expired ? 'expired' : session.status, organization: organization?.name ?? session.clientId };
+  }
+
+  /** Cancel on the hosted page: an open session can no longer be paid. */
+  async cancelCheckout(sessionId: string): Promise<void> {
+    const { session, status } = await this.checkoutPage(sessionId);
+    if (status !== 'open') throw Errors.conflict(`checkout_${status}`, `The checkout session is ${status}`);
+    await new BillingRepository(this.#deps.db).setSessionStatus(session.id, 'cancelled');
+  }
+}

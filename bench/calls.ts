@@ -84,9 +84,14 @@ async function analytics(app: { url: string }, label: string, headers: Record<st
   const today = new Date().toISOString().slice(0, 10);
   const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
   const dayAgo = new Date(Date.now() - 86_400_000).toISOString();
+  const days = `${app.url}/api/analytics/calls/daily?start_date=${monthAgo}&end_date=${today}&timezone=Europe/Berlin`;
+  const minutes = `${app.url}/api/analytics/calls/daily?start_time=${encodeURIComponent(dayAgo)}`;
+  // One connection: the request's own latency. Ten: under load, where queueing multiplies any difference.
   return {
-    days_30: await load(`${label}: 30 days daily`, `${app.url}/api/analytics/calls/daily?start_date=${monthAgo}&end_date=${today}&timezone=Europe/Berlin`, headers, { connections: 10, duration: 6 }),
-    minutes_24h: await load(`${label}: 24 h per minute`, `${app.url}/api/analytics/calls/daily?start_time=${encodeURIComponent(dayAgo)}`, headers, { connections: 10, duration: 6 }),
+    days_30: await load(`${label}: 30 days daily`, days, headers, { connections: 1, duration: 5 }),
+    minutes_24h: await load(`${label}: 24 h per minute`, minutes, headers, { connections: 1, duration: 5 }),
+    days_30_10_connections: await load(`${label}: 30 days daily, 10 connections`, days, headers, { connections: 10, duration: 5 }),
+    minutes_24h_10_connections: await load(`${label}: 24 h per minute, 10 connections`, minutes, headers, { connections: 10, duration: 5 }),
   };
 }
 
@@ -128,9 +133,17 @@ try {
 
   const { rows: [deep] } = await q('SELECT created_at, call_sid FROM calls WHERE client_id = $1 ORDER BY created_at DESC, call_sid DESC OFFSET 9000 LIMIT 1', [orgId]);
   const deepCursor = encodeCursor({ value: deep.created_at.toISOString(), id: deep.call_sid });
-  const first: LoadResult = await load('calls first page', `${app.url}/api/calls?limit=50`, headers, { connections: CONNECTIONS, duration: 10 });
-  const deepPage: LoadResult = await load('calls deep page', `${app.url}/api/calls?limit=50&cursor=${deepCursor}`, headers, { connections: CONNECTIONS, duration: 10 });
-  const raw = await rawLoop(orgId, 10);
+  // Three rounds, each app first page, app deep page and the raw loop back to back, so a noisy
+  // moment of the shared machine touches all three; the median round is reported.
+  const rounds: Array<{ first: LoadResult; deep: LoadResult; raw: { queries_per_second: number }; ratio: number }> = [];
+  for (let round = 0; round < 3; round++) {
+    const first = await load('calls first page', `${app.url}/api/calls?limit=50`, headers, { connections: CONNECTIONS, duration: 6 });
+    const deep = await load('calls deep page', `${app.url}/api/calls?limit=50&cursor=${deepCursor}`, headers, { connections: CONNECTIONS, duration: 6 });
+    const raw = await rawLoop(orgId, 6);
+    rounds.push({ first, deep, raw, ratio: Number((first.requests_per_second / raw.queries_per_second).toFixed(2)) });
+  }
+  const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[1]!;
+  const { first, deep: deepPage, raw } = median;
 
   // A 500 MB WAV recording on the local store, downloaded whole over HTTP from a fresh server
   // (so the garbage of the load above does not count as the download's memory).
@@ -170,14 +183,14 @@ try {
       app_vs_raw_throughput: Number((first.requests_per_second / raw.queries_per_second).toFixed(2)),
       deep_vs_first_p99: Number((deepPage.latency_ms.p99 / Math.max(first.latency_ms.p99, 1)).toFixed(2)),
       targets: { p99_ms: 25, app_vs_raw_throughput: 0.6, deep_vs_first: 1.2 },
+      rounds: rounds.map((r) => ({ first_rps: r.first.requests_per_second, first_p99: r.first.latency_ms.p99, deep_rps: r.deep.requests_per_second, deep_p99: r.deep.latency_ms.p99, raw_qps: r.raw.queries_per_second, ratio: r.ratio })),
     },
     analytics: {
       at_10k_calls: smallSeries,
       at_1m_calls: largeSeries,
-      p50_ratio_1m_vs_10k: {
-        days_30: Number((largeSeries.days_30.latency_ms.p50 / Math.max(smallSeries.days_30.latency_ms.p50, 1)).toFixed(2)),
-        minutes_24h: Number((largeSeries.minutes_24h.latency_ms.p50 / Math.max(smallSeries.minutes_24h.latency_ms.p50, 1)).toFixed(2)),
-      },
+      // Means (autocannon's percentiles are whole milliseconds, too coarse at one connection).
+      mean_ratio_1m_vs_10k: Object.fromEntries((['days_30', 'minutes_24h', 'days_30_10_connections', 'minutes_24h_10_connections'] as const).map((k) =>
+        [k, Number((largeSeries[k].latency_ms.mean / smallSeries[k].latency_ms.mean).toFixed(2))])),
       targets: { p50_ms: 20, ratio: 1.2 },
     },
     download_500mb: {

@@ -30,6 +30,8 @@ export interface ObjectStore {
   /** Deleting a missing object succeeds. */
   delete(key: string): Promise<void>;
   uri(key: string): string;
+  /** The object's path on this machine, when the store is local disk (large files are then sent without a stream). */
+  filePath?(key: string): string;
 }
 
 /** Files under `DATA_DIR/objects`. */
@@ -71,6 +73,10 @@ export class LocalObjectStore implements ObjectStore {
 
   uri(key: string): string {
     return `file://${this.#path(key)}`;
+  }
+
+  filePath(key: string): string {
+    return this.#path(key);
   }
 
   #path(key: string): string {

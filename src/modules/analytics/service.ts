@@ -91,7 +91,7 @@ export class AnalyticsService {
     if (minutes > MAX_MINUTES) throw invalid('end_time', 'is more than 24 hours after start_time');
 
     // One row per minute already (the key is organization, agent, grain, bucket): no grouping.
-    const rows = await this.#query('analytics_minutes', `SELECT (extract(epoch FROM bucket) * 1000)::float8 AS key,
+    const rows = await this.#query('analytics_minutes', `SELECT date_part('epoch', bucket) * 1000 AS key,
       calls, cost_credits::float8 AS cost, duration_seconds AS duration FROM call_rollups WHERE ${RANGE}`, [orgId, agentId, 'minute', start, end]);
     const byMinute = new Map(rows.map((r) => [r.key, r]));
     const daily = Array.from({ length: minutes }, (_, i) => {

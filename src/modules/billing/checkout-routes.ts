@@ -17,10 +17,16 @@ const html = (description: string) => ({ description, content: { 'text/html': { 
  */
 export function checkoutRoutes(service: BillingService, urls: { successUrl: string; cancelUrl: string }): FastifyPluginAsyncTypebox {
   const send = (reply: FastifyReply, status: number, body: string) => reply.status(status).type('text/html; charset=utf-8').send(body);
-  const failure = (reply: FastifyReply, err: unknown) => {
-    if (!(err instanceof AppError) || err.status >= 500) throw err;
-    return send(reply, err.status, resultPage('Checkout unavailable', err.detail));
-  };
+  /** A page handler whose refusals (404, 409...) are pages too, not JSON. */
+  const asPage = <R extends { params: { session_id: string } }>(render: (req: R, reply: FastifyReply) => Promise<unknown>) =>
+    async (req: R, reply: FastifyReply) => {
+      try {
+        return await render(req, reply);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        return send(reply, err.status, resultPage('Checkout unavailable', err.detail));
+      }
+    };
   return async (app) => {
     // The page's forms post url-encoded bodies that carry nothing the routes read.
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_req, _body, done) => done(null, undefined));
@@ -29,42 +35,30 @@ export function checkoutRoutes(service: BillingService, urls: { successUrl: stri
     app.get('/api/billing/checkout/:session_id', {
       config,
       schema: { tags, params: CheckoutPageParams, summary: 'Hosted checkout page of the local payment provider', response: { 200: html('The page'), 404: html('Unknown session') } },
-    }, async (req, reply) => {
-      try {
-        const { session, status, organization } = await service.checkoutPage(req.params.session_id);
-        return send(reply, 200, checkoutPage({ sessionId: session.id, organization, amountDollars: session.amountDollars, credits: session.credits, status, expiresAt: session.expiresAt }));
-      } catch (err) {
-        return failure(reply, err);
-      }
-    });
+    }, asPage(async (req, reply) => {
+      const { session, status, organization } = await service.checkoutPage(req.params.session_id);
+      return send(reply, 200, checkoutPage({ sessionId: session.id, organization, amountDollars: session.amountDollars, credits: session.credits, status, expiresAt: session.expiresAt }));
+    }));
 
     app.post('/api/billing/checkout/:session_id/pay', {
       config,
       schema: { tags, params: CheckoutPageParams, summary: "Pay (local provider): the signed completion event goes through the webhook's path; once per session", response: { 200: html('Paid'), 404: html('Unknown session'), 409: html('Not open') } },
-    }, async (req, reply) => {
-      try {
-        const { session, status } = await service.checkoutPage(req.params.session_id);
-        if (status !== 'open') return send(reply, 409, resultPage('Checkout closed', `This checkout session is ${status}.`));
-        if (!(service.provider instanceof LocalPayments)) return send(reply, 404, resultPage('Checkout unavailable', 'Not a local checkout'));
-        const event = service.provider.paidEvent(session);
-        await service.handleWebhook(Buffer.from(event.body), event.signature);
-        return send(reply, 200, resultPage('Payment complete', `${session.credits.toLocaleString('en-US')} credits were added.`, { href: urls.successUrl, text: 'Continue' }));
-      } catch (err) {
-        return failure(reply, err);
-      }
-    });
+    }, asPage(async (req, reply) => {
+      const { session, status } = await service.checkoutPage(req.params.session_id);
+      if (status !== 'open') return send(reply, 409, resultPage('Checkout closed', `This checkout session is ${status}.`));
+      if (!(service.provider instanceof LocalPayments)) return send(reply, 404, resultPage('Checkout unavailable', 'Not a local checkout'));
+      const event = service.provider.paidEvent(session);
+      await service.handleWebhook(Buffer.from(event.body), event.signature);
+      return send(reply, 200, resultPage('Payment complete', `${session.credits.toLocaleString('en-US')} credits were added.`, { href: urls.successUrl, text: 'Continue' }));
+    }));
 
     app.post('/api/billing/checkout/:session_id/cancel', {
       config,
       schema: { tags, params: CheckoutPageParams, summary: 'Cancel (local provider): the session can no longer be paid', response: { 200: html('Cancelled'), 404: html('Unknown session'), 409: html('Not open') } },
-    }, async (req, reply) => {
-      try {
-        await service.cancelCheckout(req.params.session_id);
-        return send(reply, 200, resultPage('Checkout cancelled', 'Nothing was charged.', { href: urls.cancelUrl, text: 'Back' }));
-      } catch (err) {
-        return failure(reply, err);
-      }
-    });
+    }, asPage(async (req, reply) => {
+      await service.cancelCheckout(req.params.session_id);
+      return send(reply, 200, resultPage('Checkout cancelled', 'Nothing was charged.', { href: urls.cancelUrl, text: 'Back' }));
+    }));
 
     app.get('/api/billing/checkout/return', {
       config,

@@ -4,7 +4,6 @@ import { creditAccounts, creditTransactions } from '../../db/schema/index.ts';
 import { newId } from '../../core/ids.ts';
 
 export type LedgerKind = 'purchase' | 'call_usage' | 'adjustment';
-export type TransactionRow = typeof creditTransactions.$inferSelect;
 
 /** Credits are kept to 4 decimals (numeric(16,4)); amounts are rounded the same way before comparing. */
 export function roundCredits(value: number): number {
@@ -55,7 +54,7 @@ export class CreditLedger {
    * first and does nothing on a repeated source, so a replayed event changes nothing.
    * Returns the new transaction, or undefined when this source was already applied.
    */
-  async credit(orgId: string, kind: Exclude<LedgerKind, 'call_usage'>, sourceId: string, amount: number, description: string): Promise<TransactionRow | undefined> {
+  async credit(orgId: string, kind: Exclude<LedgerKind, 'call_usage'>, sourceId: string, amount: number, description: string): Promise<typeof creditTransactions.$inferSelect | undefined> {
     await this.#ensureAccount(orgId);
     const [account] = await this.#db.select().from(creditAccounts).where(eq(creditAccounts.clientId, orgId)).for('update');
     const balanceAfter = roundCredits(account!.balance + amount);

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader } from '../../core/schemas.ts';
 import { Call, CallSidParams, RecordingStream, SignedRecordingQuery } from './schemas.ts';
 import type { RecordingBody, RecordingService } from './recordings.ts';
+import { sendFileRange } from '../../adapters/http/send-file.ts';
 
 const tags = ['Calls'];
 
@@ -11,14 +12,20 @@ const binary = (description: string, types: string[]) => ({
   content: Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
 });
 
-function sendRecording(reply: FastifyReply, body: RecordingBody, disposition: 'inline' | 'attachment') {
+async function sendRecording(reply: FastifyReply, body: RecordingBody, disposition: 'inline' | 'attachment') {
   reply
     .header('content-type', body.contentType)
     .header('content-length', String(body.length))
     .header('content-disposition', `${disposition}; filename="${body.filename}"`)
     .header('cache-control', 'private, no-store');
   if (body.range) reply.status(206).header('content-range', `bytes ${body.range.start}-${body.range.end}/${body.size}`);
-  return reply.send(body.stream);
+  if ('stream' in body.source) return reply.send(body.source.stream);
+  // A local file goes out through reused buffers, written to the socket directly.
+  reply.hijack();
+  reply.raw.writeHead(reply.statusCode, reply.getHeaders() as Record<string, string>);
+  if (reply.request.method === 'HEAD' || body.length === 0) return reply.raw.end();
+  const start = body.range?.start ?? 0;
+  await sendFileRange(reply.raw, body.source.file, start, start + body.length - 1);
 }
 
 export function recordingRoutes(service: RecordingService): FastifyPluginAsyncTypebox {

@@ -17,7 +17,8 @@ export const STREAM_LINK_SECONDS = 3600;
 export const DOWNLOAD_LINK_SECONDS = 300;
 
 export interface RecordingBody {
-  stream: Readable;
+  /** The bytes: a file on this machine (sent through reused buffers) or a stream. */
+  source: { file: string } | { stream: Readable };
   /** Bytes of this response (the range's length for a partial one). */
   length: number;
   size: number;
@@ -113,9 +114,10 @@ export class RecordingService {
     const size = call.recordingBytes ?? (await this.#deps.store.size(call.recordingKey)) ?? 0;
     const range = parseRange(rangeHeader, size);
     if (range === 'unsatisfiable') throw Errors.rangeNotSatisfiable(size);
-    const stream = await this.#deps.store.read(call.recordingKey, range);
+    const store = this.#deps.store;
+    const source = store.filePath ? { file: store.filePath(call.recordingKey) } : { stream: await store.read(call.recordingKey, range) };
     const length = range ? range.end - range.start + 1 : size;
-    return { stream, length, size, range, contentType: call.recordingContentType, filename: filenameOf(call) };
+    return { source, length, size, range, contentType: call.recordingContentType, filename: filenameOf(call) };
   }
 
   /**
@@ -138,6 +140,6 @@ export class RecordingService {
     }
     const size = Number(response.headers.get('content-length'));
     const stream = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
-    return { stream, length: size, size, range: undefined, contentType: call.recordingContentType, filename };
+    return { source: { stream }, length: size, size, range: undefined, contentType: call.recordingContentType, filename };
   }
 }

@@ -8,6 +8,9 @@ import { createEmbedder, createObjectStore } from './adapters/factories.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { startWorkers } from './jobs/workers.ts';
 import { seedDemo } from './demo/seed.ts';
+import { randomBytes } from 'node:crypto';
+import { CreditLedger, roundCredits } from './modules/billing/ledger.ts';
+import { OrganizationRepository } from './modules/organizations/repository.ts';
 
 const HELP = `switchboard <command> [options]
 
@@ -24,6 +27,9 @@ Commands:
       Fill an organization through the public API, as the voice runtime and a user would:
       agents, a tool, a document, a SIP number and N finished calls (default 50) over the
       last 30 days with transcripts, costs and WAV recordings. Shows a progress bar.
+  credits:adjust --org ORG_ID --credits N --reason TEXT
+      Add (or with a negative N, written --credits=-N, take) credits as an adjustment on the organization's ledger,
+      e.g. support credits; refused if the balance would go below zero. Prints the ledger row.
   worker
       Run the job workers (document indexing) without the HTTP server, for scale-out; stops
       on SIGTERM/SIGINT after the running job. Set IN_PROCESS_WORKER=false on the servers
@@ -100,11 +106,34 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     process.stdout.write(`${JSON.stringify({ agents: result.agentIds.length, calls: result.callSids.length, phone_number_id: result.phoneNumberId }, null, 2)}\n`);
   },
 
+  async 'credits:adjust'(config, options) {
+    const orgId = required(options, 'org');
+    const amount = Number(required(options, 'credits'));
+    const reason = required(options, 'reason');
+    if (!Number.isFinite(amount) || amount === 0 || Math.abs(amount) > 1e9) throw new UsageError('--credits must be a non-zero number');
+    const row = await withDatabase(config, (database) => database.db.transaction(async (tx) => {
+      if (!(await new OrganizationRepository(tx).findOrganization(orgId))) throw new UsageError(`no organization ${orgId}`);
+      const ledger = new CreditLedger(tx);
+      if ((await ledger.balance(orgId)) + amount < 0) throw new UsageError('the balance would go below zero');
+      return ledger.credit(orgId, 'adjustment', `adj_${randomBytes(8).toString('hex')}`, roundCredits(amount), reason);
+    }));
+    process.stdout.write(`${JSON.stringify({ transaction_id: row!.id, amount: row!.amount, balance_after: row!.balanceAfter }, null, 2)}\n`);
+  },
+
   async migrate(config) {
     await withDatabase(config, async () => undefined);
     process.stdout.write('migrations applied\n');
   },
 };
+
+/** parseArgs, with its complaints (unknown option, missing value) reported as usage errors. */
+function parseOptions(config: Parameters<typeof parseArgs>[0]): { values: Options } {
+  try {
+    return parseArgs(config) as { values: Options };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -114,7 +143,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const run = commands[command];
   if (!run) throw new UsageError(`unknown command "${command}"`);
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args: rest,
     options: {
       email: { type: 'string' },
@@ -125,6 +154,8 @@ async function main(argv: string[]): Promise<number> {
       'api-key': { type: 'string' },
       org: { type: 'string' },
       calls: { type: 'string' },
+      credits: { type: 'string' },
+      reason: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,

@@ -87,6 +87,16 @@ describe('the server process on its embedded defaults', () => {
     assert.equal(me.data.user_id, org.user_id, 'the token signs in the user org:create made for that email');
     assert.equal(me.data.organizations[0].role, 'admin');
 
+    // Credits adjusted from the command line land on the ledger the API reads; no overdraft.
+    const adjusted = JSON.parse((await cli(dataDir, 'credits:adjust', '--org', org.organization_id, '--credits', '250', '--reason', 'Support credit')).stdout);
+    assert.equal(adjusted.balance_after, 250);
+    const orgHeaders = { 'x-api-key': org.api_key.key, 'x-organization-id': org.organization_id };
+    const balance: any = await (await fetch(`${server.url}/api/billing/credits`, { headers: orgHeaders })).json();
+    assert.equal(balance.data.balance, 250);
+    const overdraft = await cli(dataDir, 'credits:adjust', '--org', org.organization_id, '--credits=-300', '--reason', 'x').catch((e) => e);
+    assert.equal(overdraft.code, 2, overdraft.stderr);
+    assert.match(overdraft.stderr, /below zero/);
+
     // A second server on the same directory is refused with a clear message.
     const second = await run(process.execPath, ['src/server.ts'], { cwd: root, env: childEnv(dataDir) }).catch((e) => e);
     assert.equal(second.code, 1);

@@ -20,7 +20,6 @@ import { OrganizationService } from './modules/organizations/service.ts';
 import { MemberService } from './modules/organizations/members.ts';
 import { invitationRoutes } from './modules/invitations/routes.ts';
 import { InvitationService } from './modules/invitations/service.ts';
-import { OutboxMailer, SmtpMailer } from './adapters/mail/mailer.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 import { toolRoutes } from './modules/tools/routes.ts';
 import { ToolService } from './modules/tools/service.ts';
@@ -146,8 +145,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(systemRoutes(database.pool));
   await app.register(organizationRoutes(new OrganizationService(database.db), new MemberService(database.db)));
-  const mailer = config.mail.kind === 'smtp' ? new SmtpMailer(config.mail.url, config.mail.from) : new OutboxMailer(database.db, app.log);
-  await app.register(invitationRoutes(new InvitationService({ db: database.db, mailer, publicBaseUrl: config.publicBaseUrl, log: app.log })));
+  const queue = deps.queue ?? new JobQueue(database.connection, config.jobs);
+  if (!deps.queue) app.addHook('onClose', () => queue.stop());
+  await app.register(invitationRoutes(new InvitationService({ database, queue })));
   await app.register(apiKeyRoutes(new ApiKeyService(database.db)));
   await app.register(agentRoutes(new AgentService(database.db)));
   const secrets = new SecretBox(deps.encryptionKey);
@@ -156,8 +156,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(integrationRoutes(integrations));
   const sip = config.sip.backend === 'livekit' ? new LiveKitSipTrunks(config.sip) : new LocalSipTrunks(database.db);
   await app.register(phoneNumberRoutes(new PhoneNumberService({ db: database.db, secrets, carrier, voiceUrl: config.carrier.voiceUrl, sip, integrations })));
-  const queue = deps.queue ?? new JobQueue(database.connection, config.jobs);
-  if (!deps.queue) app.addHook('onClose', () => queue.stop());
   const store = deps.store ?? createObjectStore(config);
   const knowledgeBase = new KnowledgeBaseService({ database, queue, store, embedder: deps.embedder ?? createEmbedder(config) });
   await app.register(knowledgeBaseRoutes(knowledgeBase, config.dataDir));

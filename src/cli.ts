@@ -89,7 +89,10 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
   async worker(config) {
     await withDatabase(config, async (database) => {
       const queue = new JobQueue(database.connection, config.jobs);
-      await startWorkers({ config, database, queue, store: createObjectStore(config), embedder: createEmbedder(config) });
+      await startWorkers({
+        config, database, queue, store: createObjectStore(config), embedder: createEmbedder(config),
+        log: { info: (_obj, message) => process.stdout.write(`${message}\n`) },
+      });
       process.stdout.write('worker started\n');
       await new Promise<void>((resolve) => {
         process.once('SIGTERM', resolve);

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const embedder = createEmbedder(config);
   const app = await buildApp({ config, database, jwtSecret, encryptionKey, queue, store, embedder });
   await queue.start();
-  if (config.jobs.inProcessWorker) await startWorkers({ config, database, queue, store, embedder });
+  if (config.jobs.inProcessWorker) await startWorkers({ config, database, queue, store, embedder, log: app.log });
 
   if (config.bootstrap) {
     const created = await bootstrapIfEmpty(database.db, config.dataDir);

@@ -1,20 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { SMTPServer } from 'smtp-server';
-import { buildApp } from '../src/app.ts';
+import net from 'node:net';
+import { SmtpMailer } from '../src/adapters/mail/mailer.ts';
+import { InvitationEmailer } from '../src/modules/invitations/emailer.ts';
 import { newId } from '../src/core/ids.ts';
 import type { Role } from '../src/core/permissions.ts';
 import { OrganizationRepository } from '../src/modules/organizations/repository.ts';
 import { issueApiKey } from '../src/modules/api-keys/service.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv } from './helpers/env.ts';
+import { testEnv } from './helpers/env.ts';
 import { asRole, createOrg, keyHeaders, uniqueEmail, userToken, type TestOrg } from './helpers/fixtures.ts';
 
-async function invite(org: TestOrg, email: string, role: Role = 'user', app?: FastifyInstance) {
-  const target = app ?? (await testEnv()).app;
-  return target.inject({ method: 'POST', url: '/api/auth/organizations/invitations', headers: asRole(org, 'admin'), payload: { email, role } });
+async function invite(org: TestOrg, email: string, role: Role = 'user') {
+  const { app } = await testEnv();
+  return app.inject({ method: 'POST', url: '/api/auth/organizations/invitations', headers: asRole(org, 'admin'), payload: { email, role } });
 }
 
 async function accept(inviteId: string, email: string, sub = `sub-${email}`) {
@@ -56,9 +57,15 @@ describe('invitations', () => {
     assert.equal(invitation.invited_by, org.userId);
     assert.equal(invitation.status, 'pending');
     assert.equal(Date.parse(invitation.expires_at) - Date.parse(invitation.created_at), 7 * 86_400_000);
-    const mail = await database.db.execute(sql`SELECT subject, text FROM outbox_emails WHERE "to" = ${email.toLowerCase()}`);
-    assert.equal(mail.rows.length, 1);
-    assert.match(String(mail.rows[0]!.text), new RegExp(`/api/auth/invitations/${invitation.invite_id}/accept`));
+    // The email job runs on the worker: the outbox mailer stores the message.
+    let mail;
+    for (let i = 0; i < 100; i++) {
+      mail = await database.db.execute(sql`SELECT subject, text FROM outbox_emails WHERE "to" = ${email.toLowerCase()}`);
+      if (mail.rows.length) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(mail!.rows.length, 1);
+    assert.match(String(mail!.rows[0]!.text), new RegExp(`/api/auth/invitations/${invitation.invite_id}/accept`));
 
     const listed = await app.inject({ url: '/api/auth/organizations/invitations', headers: asRole(org, 'user') });
     assert.deepEqual(Object.keys(listed.json()), ['invitations']);
@@ -165,9 +172,9 @@ describe('members', () => {
   });
 });
 
-describe('invitations: SMTP mailer (smtp-server on 127.0.0.1)', () => {
+describe('invitations: the email job with the SMTP mailer (smtp-server on 127.0.0.1)', () => {
   let smtp: SMTPServer;
-  let app: FastifyInstance;
+  let port: number;
   const received: Array<{ to: string[]; body: string }> = [];
   before(async () => {
     smtp = new SMTPServer({
@@ -179,26 +186,44 @@ describe('invitations: SMTP mailer (smtp-server on 127.0.0.1)', () => {
       },
     });
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    const port = (smtp.server.address() as { port: number }).port;
-    const { database, tmpDir } = await testEnv();
-    const config = testConfig(tmpDir, { MAILER: 'smtp', SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'Switchboard <team@switchboard.test>' });
-    app = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false });
+    port = (smtp.server.address() as { port: number }).port;
   });
-  after(async () => {
-    await app?.close();
-    await new Promise<void>((resolve) => smtp.close(() => resolve()));
-  });
+  after(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+
+  const emailer = async (smtpPort: number) => {
+    const { database } = await testEnv();
+    return new InvitationEmailer(database.db, new SmtpMailer(`smtp://127.0.0.1:${smtpPort}`, 'Switchboard <team@switchboard.test>'), 'https://switchboard.example.test');
+  };
 
   test('the invitation email reaches the SMTP server with the accept link', async () => {
     const org = await createOrg('Acme Dental');
     const email = uniqueEmail('smtp');
-    const res = await invite(org, email, 'user', app);
-    assert.equal(res.statusCode, 200, res.body);
-    assert.match(res.json().message, /sent/);
+    const invitation = (await invite(org, email)).json().data;
+    await (await emailer(port)).send({ clientId: org.orgId, inviteId: invitation.invite_id });
     const mail = received.find((m) => m.to.includes(email));
     assert.ok(mail, 'received');
     assert.match(mail.body, /From: Switchboard <team@switchboard\.test>/);
     assert.match(mail.body, /Acme Dental/);
-    assert.ok(mail.body.replace(/=\r\n/g, '').includes(`/api/auth/invitations/${res.json().data.invite_id}/accept`));
+    assert.ok(mail.body.replace(/=\r\n/g, '').includes(`https://switchboard.example.test/api/auth/invitations/${invitation.invite_id}/accept`));
+  });
+
+  test('a mail server that refuses fails the job (so it is retried); a cancelled invitation gets no email', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const email = uniqueEmail('later');
+    const invitation = (await invite(org, email)).json().data;
+    const closed = await freePort();
+    await assert.rejects((await emailer(closed)).send({ clientId: org.orgId, inviteId: invitation.invite_id }));
+    await app.inject({ method: 'DELETE', url: `/api/auth/organizations/invitations/${invitation.invite_id}`, headers: asRole(org, 'admin') });
+    await (await emailer(port)).send({ clientId: org.orgId, inviteId: invitation.invite_id });
+    assert.equal(received.filter((m) => m.to.includes(email)).length, 0);
   });
 });
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

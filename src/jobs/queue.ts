@@ -7,7 +7,14 @@ export const QUEUES = {
   indexDocument: 'kb-index-document',
   /** Index jobs whose retries ran out (including workers that died on the last try). */
   indexDocumentDead: 'kb-index-document-dead',
+  /** Send one invitation's email (retried while the mail server refuses). */
+  invitationEmail: 'invitation-email',
 } as const;
+
+export interface InvitationEmailJob {
+  clientId: string;
+  inviteId: string;
+}
 
 export interface IndexDocumentJob {
   clientId: string;
@@ -63,6 +70,9 @@ export class JobQueue {
         retryBackoff: true,
         deadLetter: QUEUES.indexDocumentDead,
       });
+      await this.boss.createQueue(QUEUES.invitationEmail, {
+        expireInSeconds: 120, retryLimit: Math.max(this.#config.retryLimit, 5), retryDelay: 5, retryBackoff: true,
+      });
       // Warm pg-boss's queue cache now: a cold lookup inside a caller's transaction would need a
       // second connection, which the single-session embedded database cannot give while that
       // transaction is open.
@@ -72,10 +82,19 @@ export class JobQueue {
   }
 
   /** Queues the job under `id` (a UUID the caller has already stored beside its row). */
-  async sendIndexJob(id: string, data: IndexDocumentJob, client?: pg.PoolClient): Promise<void> {
+  sendIndexJob(id: string, data: IndexDocumentJob, client?: pg.PoolClient): Promise<void> {
+    return this.#send(QUEUES.indexDocument, data, { id }, client);
+  }
+
+  sendInvitationEmail(data: InvitationEmailJob, client?: pg.PoolClient): Promise<void> {
+    return this.#send(QUEUES.invitationEmail, data, {}, client);
+  }
+
+  /** With `client`, the job is written in that client's open transaction. */
+  async #send(queue: string, data: object, options: { id?: string }, client?: pg.PoolClient): Promise<void> {
     await this.start();
-    const sent = await this.boss.send(QUEUES.indexDocument, data, { id, ...(client ? { db: { executeSql: (text, values) => client.query(text, values) } } : {}) });
-    if (!sent) throw new Error('The job queue did not accept the indexing job');
+    const sent = await this.boss.send(queue, data, { ...options, ...(client ? { db: { executeSql: (text, values) => client.query(text, values) } } : {}) });
+    if (!sent) throw new Error(`The job queue did not accept the ${queue} job`);
   }
 
   async work<T extends object>(queue: string, handler: (job: Job<T>) => Promise<void>, concurrency = 1): Promise<void> {

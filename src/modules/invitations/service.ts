@@ -1,11 +1,11 @@
 import type { Static } from 'typebox';
-import type { Db } from '../../db/database.ts';
+import { withClientTransaction, type Database } from '../../db/database.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
 import type { Principal, RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
-import type { Mailer } from '../../adapters/mail/mailer.ts';
 import { OrganizationRepository } from '../organizations/repository.ts';
 import { InvitationRepository, type InvitationRow } from './repository.ts';
 import { INVITATION_DAYS, type CreateInvitationBody, type Invitation } from './schemas.ts';
@@ -22,10 +22,8 @@ export function toInvitation(row: InvitationRow, now = new Date()): InvitationVi
 }
 
 export interface InvitationDeps {
-  db: Db;
-  mailer: Mailer;
-  publicBaseUrl: string;
-  log?: { error(obj: object, message: string): void };
+  database: Database;
+  queue: JobQueue;
 }
 
 export class InvitationService {
@@ -36,19 +34,19 @@ export class InvitationService {
 
   async list(ctx: RequestContext): Promise<{ invitations: InvitationView[] }> {
     const now = new Date();
-    const rows = await new InvitationRepository(this.#deps.db).listPending(ctx.orgId, now);
+    const rows = await new InvitationRepository(this.#deps.database.db).listPending(ctx.orgId, now);
     return { invitations: rows.map((r) => toInvitation(r, now)) };
   }
 
   /**
    * Invites an address with a role no higher than the inviter's. An existing member or an open
-   * invitation for the address is 409. The email goes out after the invitation is committed; if it
-   * cannot be sent the invitation stays (it can be cancelled and sent again) and the message says so.
+   * invitation for the address is 409. The invitation and its email job commit together; a worker
+   * sends the email and retries while the mail server refuses.
    */
   async create(ctx: RequestContext, input: Static<typeof CreateInvitationBody>): Promise<{ data: InvitationView; message: string }> {
     if (!roleAtMost(input.role, ctx.role)) throw Errors.roleTooHigh('invited role');
     const email = input.email.trim().toLowerCase();
-    const row = await this.#deps.db.transaction(async (tx) => {
+    const row = await withClientTransaction(this.#deps.database, async (tx, client) => {
       const repo = new InvitationRepository(tx);
       if (await repo.isMemberByEmail(ctx.orgId, email)) throw Errors.conflict('already_member', `${email} is already a member`);
       const now = new Date();
@@ -57,36 +55,14 @@ export class InvitationService {
         id: newId('inv'), email, role: input.role, invitedBy: ctx.actor.userId, createdAt: now, expiresAt: new Date(now.getTime() + INVITATION_DAYS * 86_400_000),
       });
       if (!created) throw Errors.conflict('invitation_pending', `${email} already has a pending invitation`);
+      await this.#deps.queue.sendInvitationEmail({ clientId: ctx.orgId, inviteId: created.id }, client);
       return created;
     });
-    try {
-      await this.#sendInvitation(row);
-      return { data: toInvitation(row), message: `Invitation sent to ${email}` };
-    } catch (err) {
-      this.#deps.log?.error({ err, invite_id: row.id }, 'invitation email failed');
-      return { data: toInvitation(row), message: `Invitation created, but the email to ${email} could not be sent` };
-    }
-  }
-
-  async #sendInvitation(row: InvitationRow): Promise<void> {
-    const org = await new OrganizationRepository(this.#deps.db).findOrganization(row.clientId);
-    const acceptUrl = `${this.#deps.publicBaseUrl}/api/auth/invitations/${row.id}/accept`;
-    await this.#deps.mailer.send({
-      to: row.email,
-      subject: `You are invited to ${org?.name ?? 'an organization'} on Switchboard`,
-      text: [
-        `You have been invited to join ${org?.name ?? 'an organization'} on Switchboard as ${row.role}.`,
-        '',
-        `Accept by signing in with this address and sending POST ${acceptUrl}`,
-        `(for example: curl -X POST ${acceptUrl} -H "Authorization: Bearer $TOKEN").`,
-        '',
-        `The invitation expires on ${row.expiresAt.toISOString()}.`,
-      ].join('\n'),
-    });
+    return { data: toInvitation(row), message: `Invitation created; the email to ${email} is on its way` };
   }
 
   async cancel(ctx: RequestContext, inviteId: string): Promise<InvitationView> {
-    const repo = new InvitationRepository(this.#deps.db);
+    const repo = new InvitationRepository(this.#deps.database.db);
     const cancelled = await repo.settle(ctx.orgId, inviteId, { status: 'cancelled', cancelledAt: new Date() });
     if (cancelled) return toInvitation(cancelled);
     const existing = await repo.findById(ctx.orgId, inviteId);
@@ -104,7 +80,7 @@ export class InvitationService {
       throw Errors.forbidden('Accept an invitation with a sign-in token carrying your email, not an API key');
     }
     const email = actor.email.toLowerCase();
-    return this.#deps.db.transaction(async (tx) => {
+    return this.#deps.database.db.transaction(async (tx) => {
       const repo = new InvitationRepository(tx);
       const invitation = await repo.findForAccept(inviteId);
       if (!invitation) throw Errors.notFound('Invitation');

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser } from 'playwright-core';
 import { buildApp } from '../src/app.ts';
 import { toneWav } from '../src/modules/calls/audio.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv } from './helpers/env.ts';
+import { freePort } from './helpers/net.ts';
 import { asRole, createOrg } from './helpers/fixtures.ts';
 import { balanceOf, createAgent, createCall } from './helpers/calls.ts';
 
@@ -18,14 +18,6 @@ import { balanceOf, createAgent, createCall } from './helpers/calls.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM);
 if (!available && process.env.REQUIRE_BROWSER) throw new Error(`REQUIRE_BROWSER is set but there is no browser at ${CHROMIUM}`);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('in a browser (headless Chromium)', { skip: available ? false : `no browser at ${CHROMIUM} (apt-get install chromium)` }, () => {
   let app: FastifyInstance;

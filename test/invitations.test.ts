@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
-import net from 'node:net';
 import { SmtpMailer } from '../src/adapters/mail/mailer.ts';
 import { InvitationEmailer } from '../src/modules/invitations/emailer.ts';
 import { newId } from '../src/core/ids.ts';
@@ -11,6 +10,7 @@ import { OrganizationRepository } from '../src/modules/organizations/repository.
 import { issueApiKey } from '../src/modules/api-keys/service.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { testEnv } from './helpers/env.ts';
+import { freePort } from './helpers/net.ts';
 import { asRole, createOrg, keyHeaders, uniqueEmail, userToken, type TestOrg } from './helpers/fixtures.ts';
 
 async function invite(org: TestOrg, email: string, role: Role = 'user') {
@@ -220,10 +220,3 @@ describe('invitations: the email job with the SMTP mailer (smtp-server on 127.0.
   });
 });
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

@@ -2,6 +2,8 @@
  * Calendar days in IANA time zones, computed with the runtime's own time-zone database (Intl),
  * so the server and its tests agree on every offset and DST change.
  */
+import { Errors } from './errors.ts';
+
 const formats = new Map<string, Intl.DateTimeFormat>();
 
 function format(timeZone: string): Intl.DateTimeFormat {
@@ -68,4 +70,11 @@ export function addDays(day: string, days: number): string {
 
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00.000Z`) - Date.parse(`${from}T00:00:00.000Z`)) / 86_400_000);
+}
+
+/** An ISO 8601 instant from a request, or 400 naming the field (`body.end_time`, `querystring.from`...). */
+export function parseInstant(value: string, path: string): Date {
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw Errors.validation(`Invalid ${path}`, [{ path, message: 'is not a valid date-time' }]);
+  return at;
 }

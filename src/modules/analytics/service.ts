@@ -2,7 +2,7 @@ import type { Database } from '../../db/database.ts';
 import type { Static } from 'typebox';
 import type { RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
-import { addDays, daysBetween, isCalendarDate, isTimeZone, startOfZonedDay, zonedDay } from '../../core/time-zones.ts';
+import { addDays, daysBetween, isCalendarDate, isTimeZone, parseInstant, startOfZonedDay, zonedDay } from '../../core/time-zones.ts';
 import { ALL_AGENTS, HOUR_MS, MINUTE_MS, floorTo, type Grain } from '../calls/rollups.ts';
 import { MAX_DAYS, MAX_MINUTES, type DailyMetrics, type DailyPoint, type DailyQuery } from './schemas.ts';
 
@@ -12,11 +12,7 @@ type Metrics = Static<typeof DailyMetrics>;
 
 const invalid = (field: string, message: string) => Errors.validation(`Invalid ${field}`, [{ path: `querystring.${field}`, message }]);
 
-function instant(value: string, field: string): Date {
-  const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw invalid(field, 'is not a valid date-time');
-  return at;
-}
+const instant = (value: string, field: string) => parseInstant(value, `querystring.${field}`);
 
 const round = (value: number) => Math.round(value * 10_000) / 10_000;
 

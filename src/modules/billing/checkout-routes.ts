@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../core/errors.ts';
-import { LocalPayments } from '../../adapters/payments/local-payments.ts';
 import { CheckoutPageParams } from './schemas.ts';
 import { checkoutPage, resultPage } from './checkout-page.ts';
 import type { BillingService } from './service.ts';
@@ -24,7 +23,7 @@ export function checkoutRoutes(service: BillingService, urls: { successUrl: stri
         return await render(req, reply);
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
-        return send(reply, err.status, resultPage('Checkout unavailable', err.detail));
+        return send(reply, err.status, resultPage(err.status === 409 ? 'Checkout closed' : 'Checkout unavailable', err.detail));
       }
     };
   return async (app) => {
@@ -44,11 +43,7 @@ export function checkoutRoutes(service: BillingService, urls: { successUrl: stri
       config,
       schema: { tags, params: CheckoutPageParams, summary: "Pay (local provider): the signed completion event goes through the webhook's path; once per session", response: { 200: html('Paid'), 404: html('Unknown session'), 409: html('Not open') } },
     }, asPage(async (req, reply) => {
-      const { session, status } = await service.checkoutPage(req.params.session_id);
-      if (status !== 'open') return send(reply, 409, resultPage('Checkout closed', `This checkout session is ${status}.`));
-      if (!(service.provider instanceof LocalPayments)) return send(reply, 404, resultPage('Checkout unavailable', 'Not a local checkout'));
-      const event = service.provider.paidEvent(session);
-      await service.handleWebhook(Buffer.from(event.body), event.signature);
+      const session = await service.payLocalCheckout(req.params.session_id);
       return send(reply, 200, resultPage('Payment complete', `${session.credits.toLocaleString('en-US')} credits were added.`, { href: urls.successUrl, text: 'Continue' }));
     }));
 

@@ -9,6 +9,7 @@ import {
   InvalidSignatureError, PaymentProviderError, type PaymentEvent, type PaymentProvider,
 } from '../../adapters/payments/payment-provider.ts';
 import { CreditLedger } from './ledger.ts';
+import { LocalPayments } from '../../adapters/payments/local-payments.ts';
 import { OrganizationRepository } from '../organizations/repository.ts';
 import { BillingRepository, type CheckoutSessionRow, type TransactionRow } from './repository.ts';
 import { CHECKOUT_LIFETIME_MS, type CheckoutSession, type Transaction, type WebhookReceipt } from './schemas.ts';
@@ -39,10 +40,6 @@ export class BillingService {
   readonly #deps: BillingDeps;
   constructor(deps: BillingDeps) {
     this.#deps = deps;
-  }
-
-  get provider(): PaymentProvider {
-    return this.#deps.provider;
   }
 
   async credits(ctx: RequestContext) {
@@ -157,6 +154,20 @@ export class BillingService {
     const expired = session.status === 'open' && session.expiresAt <= new Date();
     const organization = await new OrganizationRepository(this.#deps.db).findOrganization(session.clientId);
     return { session, status: expired ? 'expired' : session.status, organization: organization?.name ?? session.clientId };
+  }
+
+  /**
+   * Pay on the hosted page (local provider): the signed completion event goes through the
+   * webhook's path, as a real provider's would. Only an open session can be paid.
+   */
+  async payLocalCheckout(sessionId: string): Promise<CheckoutSessionRow> {
+    const { session, status } = await this.checkoutPage(sessionId);
+    if (status !== 'open') throw Errors.conflict(`checkout_${status}`, `This checkout session is ${status}.`);
+    const provider = this.#deps.provider;
+    if (!(provider instanceof LocalPayments)) throw Errors.notFound('Checkout session');
+    const event = provider.paidEvent(session);
+    await this.handleWebhook(Buffer.from(event.body), event.signature);
+    return session;
   }
 
   /** Cancel on the hosted page: an open session can no longer be paid. */

@@ -110,7 +110,10 @@ export class RecordingService {
   /** Serves a signed link of the local store, honouring Range; 403 for a bad or expired signature. */
   async openSigned(link: SignedRecording, sig: string, rangeHeader: string | undefined): Promise<RecordingBody> {
     this.#links.verify(link, sig);
-    const call = await this.#withRecording(link.orgId, link.callSid);
+    return this.#open(await this.#withRecording(link.orgId, link.callSid), rangeHeader);
+  }
+
+  async #open(call: CallRow & { recordingKey: string; recordingContentType: string }, rangeHeader: string | undefined): Promise<RecordingBody> {
     const size = call.recordingBytes ?? (await this.#deps.store.size(call.recordingKey)) ?? 0;
     const range = parseRange(rangeHeader, size);
     if (range === 'unsatisfiable') throw Errors.rangeNotSatisfiable(size);
@@ -129,8 +132,10 @@ export class RecordingService {
     const filename = filenameOf(call);
     const store = this.#deps.store;
     if (!(store instanceof S3ObjectStore)) {
+      // The internal link is checked like any other, then the call already loaded is served.
       const link = this.#links.sign(ctx.orgId, callSid, DOWNLOAD_LINK_SECONDS);
-      return { ...(await this.openSigned(link, link.sig, undefined)), filename };
+      this.#links.verify(link, link.sig);
+      return this.#open(call, undefined);
     }
     const url = await store.presignGet(call.recordingKey, DOWNLOAD_LINK_SECONDS, { contentType: call.recordingContentType, contentDisposition: `attachment; filename="${filename}"` });
     const response = await fetch(url).catch(() => undefined);

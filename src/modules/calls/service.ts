@@ -5,6 +5,7 @@ import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newCallSid } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
+import { parseInstant } from '../../core/time-zones.ts';
 import type { CostBreakdown } from '../../db/schema/index.ts';
 import { AgentRepository } from '../agents/repository.ts';
 import { CreditLedger, roundCredits } from '../billing/ledger.ts';
@@ -52,16 +53,12 @@ export function toCall(row: CallRow): CallView {
 function boundary(value: string | undefined, edge: 'from' | 'to'): Date | undefined {
   if (value === undefined) return undefined;
   const isDay = value.length === 10;
-  const at = new Date(isDay ? `${value}T00:00:00.000Z` : value);
-  if (Number.isNaN(at.getTime())) throw Errors.validation('Invalid date', [{ path: `querystring.${edge}`, message: 'is not a valid date' }]);
+  const at = parseInstant(isDay ? `${value}T00:00:00.000Z` : value, `querystring.${edge}`);
   return isDay && edge === 'to' ? new Date(at.getTime() + 86_400_000) : at;
 }
 
 function time(value: string | undefined, field: string): Date | undefined {
-  if (value === undefined) return undefined;
-  const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw Errors.validation('Invalid time', [{ path: `body.${field}`, message: 'is not a valid date-time' }]);
-  return at;
+  return value === undefined ? undefined : parseInstant(value, `body.${field}`);
 }
 
 function totalOf(breakdown: CostBreakdown): number {

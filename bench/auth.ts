@@ -8,6 +8,8 @@ import { performance } from 'node:perf_hooks';
 import { openDatabase, runMigrations } from '../src/db/database.ts';
 import { Authenticator } from '../src/core/auth/authenticator.ts';
 import { TokenVerifier } from '../src/core/auth/tokens.ts';
+import { ApiKeyCredentials } from '../src/modules/api-keys/credentials.ts';
+import { UserAccounts } from '../src/modules/organizations/user-accounts.ts';
 import { loadConfig } from '../src/config.ts';
 import { provisionOrganization } from '../src/modules/organizations/service.ts';
 import { issueApiKey } from '../src/modules/api-keys/service.ts';
@@ -31,7 +33,9 @@ const headers = { 'x-api-key': target.api_key.key, 'x-organization-id': target.o
 
 // 1. The authenticator alone, in this process: one lookup after another, then 50 at a time.
 const config = loadConfig({ DATABASE_URL: databaseUrl, JWT_SECRET: 'bench-secret-0123456789-0123456789' });
-const authenticator = new Authenticator({ database, db: database.db, tokens: new TokenVerifier(config.jwt, config.jwt.secret) });
+const authenticator = new Authenticator({
+  keys: new ApiKeyCredentials({ database }), users: new UserAccounts({ db: database.db }), tokens: new TokenVerifier(config.jwt, config.jwt.secret),
+});
 const credentials = { apiKey: target.api_key.key, authorization: undefined };
 for (let i = 0; i < 2000; i++) await authenticator.context(await authenticator.principal(credentials, 'r'), target.organization_id);
 const sequentialN = 20_000;

@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { buildApp } from '../src/app.ts';
+import { buildServices } from '../src/services.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 
@@ -18,11 +19,12 @@ try {
     url = await app.listen({ port: 0, host: '127.0.0.1' });
     close = () => app.close();
   } else {
-    const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', BOOTSTRAP: 'false', JWT_SECRET: 'bench-secret-0123456789-0123456789' });
+    const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', BOOTSTRAP: 'false', JWT_SECRET: 'bench-secret-0123456789-0123456789', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
-    const app = await buildApp({ config, database, jwtSecret: config.jwt.secret, encryptionKey: Buffer.alloc(32, 7), logger: false });
+    const services = await buildServices(config, database);
+    const app = await buildApp(services);
     url = await app.listen({ port: 0, host: '127.0.0.1' });
-    close = async () => { await app.close(); await database.close(); };
+    close = async () => { await app.close(); await services.close(); await database.close(); };
   }
   process.send!({ url });
   process.on('SIGTERM', () => void close().then(() => process.exit(0)));

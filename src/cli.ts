@@ -3,14 +3,10 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, runMigrations } from './db/database.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { resolveJwtSecret, signDevelopmentToken } from './core/auth/tokens.ts';
-import { provisionOrganization } from './modules/organizations/service.ts';
-import { createEmbedder, createObjectStore } from './adapters/factories.ts';
-import { JobQueue } from './jobs/queue.ts';
-import { startWorkers } from './jobs/workers.ts';
+import { buildServices, type Services } from './services.ts';
+import { runWorker } from './jobs/run-worker.ts';
 import { seedDemo } from './demo/seed.ts';
-import { randomBytes } from 'node:crypto';
-import { CreditLedger, roundCredits } from './modules/billing/ledger.ts';
-import { OrganizationRepository } from './modules/organizations/repository.ts';
+import { AppError } from './core/errors.ts';
 
 const HELP = `switchboard <command> [options]
 
@@ -52,16 +48,21 @@ function required(options: Options, name: string): string {
 
 class UsageError extends Error {}
 
-async function withDatabase<T>(config: Config, run: (db: Awaited<ReturnType<typeof openDatabase>>) => Promise<T>, poolSize = 2): Promise<T> {
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize,
-    shareRunningServer: true,
-  });
+/** Runs a one-off command on the services of the composition root (no job queue), then closes the database. */
+async function withServices<T>(config: Config, run: (services: Services) => Promise<T>): Promise<T> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, shareRunningServer: true });
   try {
     await runMigrations(database);
-    return await run(database);
+    const services = await buildServices(config, database, { startQueue: false });
+    try {
+      return await run(services);
+    } catch (err) {
+      // A refusal of the platform's rules is the operator's to fix, told as a usage error.
+      if (err instanceof AppError && err.status < 500) throw new UsageError(err.message);
+      throw err;
+    } finally {
+      await services.close();
+    }
   } finally {
     await database.close();
   }
@@ -82,24 +83,12 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     const name = required(options, 'name');
     if (name.length > 200) throw new UsageError('--name is at most 200 characters');
     const email = typeof options.email === 'string' ? options.email : null;
-    const created = await withDatabase(config, (database) => provisionOrganization(database.db, { name, email }));
+    const created = await withServices(config, (services) => services.organizations.provision({ name, email }));
     process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
   },
 
   async worker(config) {
-    await withDatabase(config, async (database) => {
-      const queue = new JobQueue(database.connection, config.jobs);
-      await startWorkers({
-        config, database, queue, store: createObjectStore(config), embedder: createEmbedder(config),
-        log: { info: (_obj, message) => process.stdout.write(`${message}\n`) },
-      });
-      process.stdout.write('worker started\n');
-      await new Promise<void>((resolve) => {
-        process.once('SIGTERM', resolve);
-        process.once('SIGINT', resolve);
-      });
-      await queue.stop();
-    }, 4);
+    await runWorker(config, (line) => process.stdout.write(`${line}\n`));
   },
 
   async 'demo:seed'(_config, options) {
@@ -114,17 +103,17 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     const amount = Number(required(options, 'credits'));
     const reason = required(options, 'reason');
     if (!Number.isFinite(amount) || amount === 0 || Math.abs(amount) > 1e9) throw new UsageError('--credits must be a non-zero number');
-    const row = await withDatabase(config, (database) => database.db.transaction(async (tx) => {
-      if (!(await new OrganizationRepository(tx).findOrganization(orgId))) throw new UsageError(`no organization ${orgId}`);
-      const ledger = new CreditLedger(tx);
-      if ((await ledger.balance(orgId)) + amount < 0) throw new UsageError('the balance would go below zero');
-      return ledger.credit(orgId, 'adjustment', `adj_${randomBytes(8).toString('hex')}`, roundCredits(amount), reason);
-    }));
-    process.stdout.write(`${JSON.stringify({ transaction_id: row!.id, amount: row!.amount, balance_after: row!.balanceAfter }, null, 2)}\n`);
+    const row = await withServices(config, (services) => services.billing.adjust(orgId, amount, reason));
+    process.stdout.write(`${JSON.stringify({ transaction_id: row.transaction_id, amount: row.amount, balance_after: row.balance_after }, null, 2)}\n`);
   },
 
   async migrate(config) {
-    await withDatabase(config, async () => undefined);
+    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, shareRunningServer: true });
+    try {
+      await runMigrations(database);
+    } finally {
+      await database.close();
+    }
     process.stdout.write('migrations applied\n');
   },
 };

@@ -2,14 +2,10 @@ import { ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './app.ts';
 import { openDatabase, runMigrations } from './db/database.ts';
 import { DataDirLockedError } from './db/lock.ts';
-import { resolveJwtSecret } from './core/auth/tokens.ts';
-import { resolveEncryptionKey } from './core/secret-box.ts';
-import { bootstrapIfEmpty } from './modules/organizations/bootstrap.ts';
-import { createEmbedder, createObjectStore } from './adapters/factories.ts';
-import { JobQueue } from './jobs/queue.ts';
+import { buildServices } from './services.ts';
 import { startWorkers } from './jobs/workers.ts';
 
-/** Process entry: config, database, migrations, first-run bootstrap, listen, graceful shutdown. */
+/** Process entry: config, database, migrations, services, first-run bootstrap, listen, graceful shutdown. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase({
@@ -18,17 +14,12 @@ async function main(): Promise<void> {
     poolSize: config.databasePoolSize,
   });
   await runMigrations(database);
-  const jwtSecret = resolveJwtSecret(config.jwt, config.dataDir);
-  const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
-  const queue = new JobQueue(database.connection, config.jobs);
-  const store = createObjectStore(config);
-  const embedder = createEmbedder(config);
-  const app = await buildApp({ config, database, jwtSecret, encryptionKey, queue, store, embedder });
-  await queue.start();
-  if (config.jobs.inProcessWorker) await startWorkers({ config, database, queue, store, embedder, log: app.log });
+  const services = await buildServices(config, database);
+  const app = await buildApp(services);
+  if (config.jobs.inProcessWorker) await startWorkers(services);
 
   if (config.bootstrap) {
-    const created = await bootstrapIfEmpty(database.db, config.dataDir);
+    const created = await services.organizations.bootstrapIfEmpty(config.dataDir);
     if (created) {
       // Printed once, on the first start only; bootstrap.json keeps it for the operator.
       process.stdout.write(
@@ -50,7 +41,7 @@ async function main(): Promise<void> {
     app.log.info(`${signal}: finishing in-flight requests`);
     try {
       await app.close(); // stops accepting, waits for in-flight requests
-      await queue.stop(); // lets running jobs finish (others are retried after they expire)
+      await services.close(); // lets running jobs finish (others are retried after they expire)
       await database.close();
       process.exit(0);
     } catch (err) {

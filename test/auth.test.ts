@@ -1,10 +1,10 @@
+import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { buildApp } from '../src/app.ts';
-import { TEST_ENCRYPTION_KEY, testConfig, testEnv } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { createOrg, uniqueEmail, userToken } from './helpers/fixtures.ts';
 
 const bearer = (token: string, org?: string) => ({
@@ -111,7 +111,7 @@ describe('bearer tokens from the embedded issuer (HS256)', () => {
 describe('bearer tokens from a production identity provider (JWKS)', () => {
   let jwksServer: http.Server;
   let privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
-  let jwksApp: Awaited<ReturnType<typeof buildApp>>;
+  let jwksApp: FastifyInstance;
   const issuer = 'https://id.example.test/';
   const audience = 'switchboard-api';
 
@@ -129,7 +129,7 @@ describe('bearer tokens from a production identity provider (JWKS)', () => {
     const config = testConfig(tmpDir, {
       JWT_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`, JWT_ISSUER: issuer, JWT_AUDIENCE: audience,
     });
-    jwksApp = await buildApp({ config, database, jwtSecret: undefined, encryptionKey: TEST_ENCRYPTION_KEY, logger: false });
+    jwksApp = await buildTestApp(config);
   });
 
   after(async () => {

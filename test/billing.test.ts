@@ -3,10 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import Stripe from 'stripe';
-import { buildApp } from '../src/app.ts';
 import { LocalPayments } from '../src/adapters/payments/local-payments.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { balanceOf, createAgent, createCall, grantCredits, patchCall } from './helpers/calls.ts';
 import { startStripeStandIn } from './helpers/stripe-standin.ts';
@@ -168,7 +167,7 @@ describe('billing: Stripe (SDK against a stand-in of its API on 127.0.0.1)', () 
       PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_standin', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: stripeApi.url,
       CHECKOUT_SUCCESS_URL: 'https://app.example.test/billing?paid=1', CHECKOUT_CANCEL_URL: 'https://app.example.test/billing',
     });
-    app = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false });
+    app = await buildTestApp(config);
   });
   after(async () => {
     await app?.close();

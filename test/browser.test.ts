@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser } from 'playwright-core';
-import { buildApp } from '../src/app.ts';
 import { toneWav } from '../src/modules/calls/audio.ts';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { freePort } from './helpers/net.ts';
 import { asRole, createOrg } from './helpers/fixtures.ts';
 import { balanceOf, createAgent, createCall } from './helpers/calls.ts';
@@ -28,7 +27,7 @@ describe('in a browser (headless Chromium)', { skip: available ? false : `no bro
     const { database, tmpDir } = await testEnv();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    app = await buildApp({ config: testConfig(tmpDir, { PUBLIC_BASE_URL: base }), database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false });
+    app = await buildTestApp(testConfig(tmpDir, { PUBLIC_BASE_URL: base }));
     app.server.on('request', (req, res) => res.once('finish', () => { if (res.statusCode === 206) partial.push(String(req.headers.range)); }));
     await app.listen({ host: '127.0.0.1', port });
     browser = await chromium.launch({

@@ -5,8 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.ts';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testEnv } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testEnv, buildTestApp } from './helpers/env.ts';
 import { asRole, createOrg } from './helpers/fixtures.ts';
 import { grantCredits } from './helpers/calls.ts';
 
@@ -18,7 +17,7 @@ describe('switchboard demo:seed', () => {
   let url: string;
   before(async () => {
     const { config, database } = await testEnv();
-    server = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false });
+    server = await buildTestApp(config);
     url = await server.listen({ host: '127.0.0.1', port: 0 });
   });
   after(() => server?.close());

@@ -1,14 +1,14 @@
+import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { buildApp } from '../src/app.ts';
 import { phoneNumbers } from '../src/db/schema/index.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { startCarrierStandIn, type CarrierStandIn } from './helpers/carrier-standin.ts';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
 
 const creds = { account_sid: 'AC00000000000000000000000000000000', auth_token: 'super-secret-token' };
-async function createIntegration(org: TestOrg, credentials = creds, app?: Awaited<ReturnType<typeof buildApp>>) {
+async function createIntegration(org: TestOrg, credentials = creds, app?: FastifyInstance) {
   const target = app ?? (await testEnv()).app;
   const res = await target.inject({
     method: 'POST', url: '/api/integrations', headers: asRole(org, 'admin'),
@@ -76,14 +76,11 @@ describe('integrations', () => {
 
 describe('integration validation against the carrier stand-in', () => {
   let carrier: CarrierStandIn;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let app: FastifyInstance;
   before(async () => {
     carrier = await startCarrierStandIn();
     const { database, tmpDir } = await testEnv();
-    app = await buildApp({
-      config: testConfig(tmpDir, { CARRIER_A_API_URL: carrier.url, CARRIER_A_TIMEOUT_MS: '300' }),
-      database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false,
-    });
+    app = await buildTestApp(testConfig(tmpDir, { CARRIER_A_API_URL: carrier.url, CARRIER_A_TIMEOUT_MS: '300' }));
   });
   after(async () => {
     await app?.close();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
-import { SmtpMailer } from '../src/adapters/mail/mailer.ts';
+import { SmtpMailer } from '../src/adapters/mail/smtp-mailer.ts';
 import { InvitationEmailer } from '../src/modules/invitations/emailer.ts';
 import { newId } from '../src/core/ids.ts';
 import type { Role } from '../src/core/permissions.ts';
@@ -191,8 +191,9 @@ describe('invitations: the email job with the SMTP mailer (smtp-server on 127.0.
   after(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
 
   const emailer = async (smtpPort: number) => {
-    const { database } = await testEnv();
-    return new InvitationEmailer(database.db, new SmtpMailer(`smtp://127.0.0.1:${smtpPort}`, 'Switchboard <team@switchboard.test>'), 'https://switchboard.example.test');
+    const { database, services } = await testEnv();
+    const mailer = new SmtpMailer(`smtp://127.0.0.1:${smtpPort}`, 'Switchboard <team@switchboard.test>');
+    return new InvitationEmailer({ db: database.db, mailer: async () => mailer, publicBaseUrl: 'https://switchboard.example.test', organizations: services.organizations });
   };
 
   test('the invitation email reaches the SMTP server with the accept link', async () => {

@@ -5,9 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { HashedEmbedder } from '../src/adapters/embedding/embedder.ts';
-import { QUEUES } from '../src/jobs/queue.ts';
-import { startWorkers } from '../src/jobs/workers.ts';
-import { createEmbedder, createObjectStore } from '../src/adapters/factories.ts';
+import { INDEX_DOCUMENT } from '../src/modules/knowledge-base/jobs.ts';
 import { testEnv } from './helpers/env.ts';
 import { createOrg } from './helpers/fixtures.ts';
 import { createTextDocument, search, waitForProcessing } from './helpers/documents.ts';
@@ -48,7 +46,7 @@ const exited = (child: ChildProcess) => new Promise((r) => (child.exitCode !== n
 describe('knowledge base: a worker killed mid-document', () => {
   test('the job expires, is retried by another worker, and the document completes exactly once', async () => {
     const env = await testEnv();
-    const { database, queue, tmpDir, config } = env;
+    const { database, queue, tmpDir } = env;
     const embeddings = await startEmbeddingsStandIn();
     const databaseUrl = process.env.DATABASE_URL
       ?? `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(String(database.connection.host))}`;
@@ -56,7 +54,7 @@ describe('knowledge base: a worker killed mid-document', () => {
       DATABASE_URL: databaseUrl, DATA_DIR: path.join(tmpDir, 'worker'), LOG_LEVEL: 'silent', EMBEDDER: 'openai', EMBEDDER_URL: embeddings.url,
       JOB_EXPIRE_SECONDS: '4', JOB_SUPERVISE_SECONDS: '1', JOB_RETRY_LIMIT: '2',
     };
-    await queue.boss.offWork(QUEUES.indexDocument); // only the child workers index during this test
+    await queue.boss.offWork(INDEX_DOCUMENT.name); // only the child workers index during this test
     const children: ChildProcess[] = [];
     try {
       const org = await createOrg();
@@ -77,7 +75,7 @@ describe('knowledge base: a worker killed mid-document', () => {
       assert.equal(chunks.distinct_n, chunks.n);
       assert.ok(done.vector_count >= 3, `${done.vector_count} chunks`);
       assert.ok(embeddings.requests >= 2);
-      const job = await queue.boss.getJobById(QUEUES.indexDocument, doc.message_id);
+      const job = await queue.boss.getJobById(INDEX_DOCUMENT.name, doc.message_id);
       assert.equal(job?.state, 'completed');
       assert.ok((job?.retryCount ?? 0) >= 1, 'the job was retried after its worker died');
       assert.equal((await search(org, 'lighthouse keepers weather')).json().data[0].documentation_id, doc.documentation_id);
@@ -85,7 +83,7 @@ describe('knowledge base: a worker killed mid-document', () => {
       for (const child of children) child.kill('SIGTERM');
       await Promise.all(children.map(exited));
       await embeddings.close();
-      await startWorkers({ config, database, queue, store: createObjectStore(config), embedder: createEmbedder(config) });
+      await queue.work(env.services.jobs.filter((unit) => unit.name === INDEX_DOCUMENT.name)); // the shared workers index again
     }
   });
 });

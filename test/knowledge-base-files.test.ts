@@ -4,9 +4,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import S3rver from 's3rver';
-import { buildApp } from '../src/app.ts';
 import { S3ObjectStore } from '../src/adapters/storage/s3-object-store.ts';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { asRole, createOrg } from './helpers/fixtures.ts';
 import { search, uploadFile, waitForProcessing } from './helpers/documents.ts';
 import { makeDocx, makePdf } from './helpers/files.ts';
@@ -94,7 +93,7 @@ describe('knowledge base: S3-compatible object store (s3rver on 127.0.0.1)', () 
       STORAGE_BACKEND: 's3', S3_BUCKET: 'switchboard-kb', S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER',
     });
     store = new S3ObjectStore(config.storage as never);
-    app = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false, store });
+    app = await buildTestApp(config, { store });
   });
   after(async () => {
     await app?.close();

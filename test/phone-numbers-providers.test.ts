@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.ts';
 import { startCarrierStandIn, type CarrierStandIn } from './helpers/carrier-standin.ts';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { asRole, createOrg, uniquePhoneNumber, type TestOrg } from './helpers/fixtures.ts';
 import { startLiveKitStandIn, type LiveKitStandIn } from './helpers/livekit-standin.ts';
 
 async function appWith(overrides: Record<string, string>): Promise<FastifyInstance> {
   const { database, tmpDir } = await testEnv();
-  return buildApp({ config: testConfig(tmpDir, overrides), database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false });
+  return buildTestApp(testConfig(tmpDir, overrides));
 }
 
 describe('phone numbers: carrier_a against the carrier stand-in', () => {

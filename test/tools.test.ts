@@ -1,11 +1,11 @@
+import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { buildApp } from '../src/app.ts';
 import { isForbiddenAddress, parseAllowList } from '../src/adapters/http/safe-request.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
-import { TEST_ENCRYPTION_KEY, testConfig, testEnv, TEST_JWT_SECRET } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, testConfig, testEnv, TEST_JWT_SECRET, buildTestApp } from './helpers/env.ts';
 import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
 
 let seq = 0;
@@ -123,7 +123,7 @@ describe('tool webhook test call', () => {
   let server: http.Server;
   let base: string;
   const received: Array<{ method: string; url: string; body: string; headers: http.IncomingHttpHeaders }> = [];
-  let allowingApp: Awaited<ReturnType<typeof buildApp>>;
+  let allowingApp: FastifyInstance;
 
   before(async () => {
     server = http.createServer((req, res) => {
@@ -142,9 +142,7 @@ describe('tool webhook test call', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const { database, tmpDir } = await testEnv();
-    allowingApp = await buildApp({
-      config: testConfig(tmpDir, { TOOL_ALLOWED_NETWORKS: '127.0.0.1/32' }), database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false,
-    });
+    allowingApp = await buildTestApp(testConfig(tmpDir, { TOOL_ALLOWED_NETWORKS: '127.0.0.1/32' }));
   });
   after(async () => {
     await allowingApp?.close();

@@ -1,23 +1,48 @@
 import path from 'node:path';
 import type { Config } from '../config.ts';
-import { HashedEmbedder, OpenAiEmbedder, type Embedder } from './embedding/embedder.ts';
-import { LocalObjectStore, type ObjectStore } from './storage/object-store.ts';
-import { S3ObjectStore } from './storage/s3-object-store.ts';
-import { OutboxMailer, SmtpMailer, type Mailer } from './mail/mailer.ts';
 import type { Db } from '../db/database.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Embedder } from './embedding/embedder.ts';
+import type { ObjectStore } from './storage/object-store.ts';
+import type { Mailer } from './mail/mailer.ts';
+import type { PaymentProvider } from './payments/payment-provider.ts';
+import type { SipTrunks } from './sip/sip-trunks.ts';
 
-/** The configured object store: `DATA_DIR/objects` by default, or an S3-compatible bucket. */
-export function createObjectStore(config: Config): ObjectStore {
+/*
+ * The configured implementation of each adapter interface. Providers' SDKs are imported only when
+ * configured, so a process on the embedded defaults never loads the AWS SDK, LiveKit or nodemailer.
+ */
+
+/** `DATA_DIR/objects` by default, or an S3-compatible bucket. */
+export async function createObjectStore(config: Config): Promise<ObjectStore> {
   const storage = config.storage;
-  if (storage.backend === 's3') return new S3ObjectStore(storage);
-  return new LocalObjectStore(path.join(config.dataDir, 'objects'));
+  if (storage.backend === 's3') return new (await import('./storage/s3-object-store.ts')).S3ObjectStore(storage);
+  return new (await import('./storage/object-store.ts')).LocalObjectStore(path.join(config.dataDir, 'objects'));
 }
 
-export function createEmbedder(config: Config): Embedder {
+export async function createEmbedder(config: Config): Promise<Embedder> {
+  const { HashedEmbedder, OpenAiEmbedder } = await import('./embedding/embedder.ts');
   return config.embedder.kind === 'openai' ? new OpenAiEmbedder(config.embedder) : new HashedEmbedder();
 }
 
-/** `outbox` (the database, and the log when one is given) by default, or an SMTP server. */
-export function createMailer(config: Config, db: Db, log?: { info(obj: object, message: string): void }): Mailer {
-  return config.mail.kind === 'smtp' ? new SmtpMailer(config.mail.url, config.mail.from) : new OutboxMailer(db, log);
+/** `outbox` (the database, and the log) by default, or an SMTP server. */
+export async function createMailer(config: Config, db: Db, log: Logger): Promise<Mailer> {
+  if (config.mail.kind === 'smtp') return new (await import('./mail/smtp-mailer.ts')).SmtpMailer(config.mail.url, config.mail.from);
+  return new (await import('./mail/mailer.ts')).OutboxMailer(db, log);
+}
+
+/** SIP trunks recorded in the database (`local`), or a LiveKit server's. */
+export async function createSipTrunks(config: Config, db: Db): Promise<SipTrunks> {
+  if (config.sip.backend === 'livekit') return new (await import('./sip/livekit-sip-trunks.ts')).LiveKitSipTrunks(config.sip);
+  return new (await import('./sip/sip-trunks.ts')).LocalSipTrunks(db);
+}
+
+/** The platform's own checkout page (`local`), or Stripe Checkout. */
+export async function createPaymentProvider(config: Config, platformSecret: Buffer): Promise<PaymentProvider> {
+  const { payments } = config;
+  if (payments.stripe) {
+    const { StripePayments } = await import('./payments/stripe-payments.ts');
+    return new StripePayments({ ...payments.stripe, successUrl: payments.successUrl, cancelUrl: payments.cancelUrl });
+  }
+  return new (await import('./payments/local-payments.ts')).LocalPayments(config.publicBaseUrl, platformSecret);
 }

@@ -15,8 +15,9 @@ export class AppError extends Error {
   /** Extra response headers (e.g. Retry-After on 429). */
   readonly headers: Record<string, string> | undefined;
 
-  constructor(status: number, code: string, detail: string, errors?: FieldError[], headers?: Record<string, string>) {
-    super(detail);
+  /** `options.cause`: the provider's or the database's error behind this one, kept for the log. */
+  constructor(status: number, code: string, detail: string, errors?: FieldError[], headers?: Record<string, string>, options?: ErrorOptions) {
+    super(detail, options);
     this.status = status;
     this.code = code;
     this.errors = errors;
@@ -53,7 +54,7 @@ export const Errors = {
   notFound: (resource: string) => new AppError(404, 'not_found', `${resource} not found`),
   routeNotFound: (method: string, url: string) => new AppError(404, 'route_not_found', `Route ${method} ${url} not found`),
 
-  conflict: (code: string, detail: string) => new AppError(409, code, detail),
+  conflict: (code: string, detail: string, options?: ErrorOptions) => new AppError(409, code, detail, undefined, undefined, options),
   payloadTooLarge: (detail: string) => new AppError(413, 'payload_too_large', detail),
   unsupportedMediaType: (detail: string) => new AppError(415, 'unsupported_media_type', detail),
   rangeNotSatisfiable: (size: number) =>
@@ -61,7 +62,7 @@ export const Errors = {
   rateLimited: (retryAfterSeconds: number) =>
     new AppError(429, 'rate_limited', 'Too many requests', undefined, { 'retry-after': String(retryAfterSeconds) }),
   /** A provider the request depends on (carrier, SIP server, payment provider) refused or did not answer. */
-  upstream: (code: string, detail: string) => new AppError(502, code, detail),
-  unavailable: (detail: string) => new AppError(503, 'unavailable', detail),
-  internal: () => new AppError(500, 'internal_error', 'Internal server error'),
+  upstream: (code: string, detail: string, options?: ErrorOptions) => new AppError(502, code, detail, undefined, undefined, options),
+  unavailable: (detail: string, options?: ErrorOptions) => new AppError(503, 'unavailable', detail, undefined, undefined, options),
+  internal: (options?: ErrorOptions) => new AppError(500, 'internal_error', 'Internal server error', undefined, undefined, options),
 } as const;

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import { ROLES } from './permissions.ts';
 
 /** Shapes shared by every route, so the OpenAPI document and the responses cannot drift. */
 
@@ -43,6 +44,12 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 export const ORG_ROUTE_ERRORS = [400, 401, 403, 500];
 
 export const Timestamp = Type.String({ format: 'date-time' });
+
+/** A phone number in E.164 (decisions.md §1). */
+export const E164 = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550100' });
+
+/** A role, built from the one list of roles so a new role cannot be missed here. */
+export const RoleSchema = Type.Enum([...ROLES], { description: 'admin > agent_manager > user' });
 /**
  * `T or null`. A scalar becomes `type: [T, 'null']` rather than `anyOf`: the response serializer
  * handles a type list with a typeof check, but tries each `anyOf` branch with the validator, which

@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { readOrCreateSecretFile } from './secret-file.ts';
 
 /**
  * Encrypts stored secrets (integration credentials, SIP passwords) with AES-256-GCM.
@@ -31,20 +30,6 @@ export class SecretBox {
 
 /** The key from config (base64, 32 bytes), else generated once into the data directory. */
 export function resolveEncryptionKey(configured: string | undefined, dataDir: string): Buffer {
-  if (configured) return Buffer.from(configured, 'base64');
-  const file = path.join(dataDir, 'encryption-key');
-  try {
-    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  fs.mkdirSync(dataDir, { recursive: true });
-  const key = randomBytes(32);
-  try {
-    fs.writeFileSync(file, key.toString('base64'), { mode: 0o600, flag: 'wx' });
-    return key;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-    throw err;
-  }
+  const encoded = configured ?? readOrCreateSecretFile(dataDir, 'encryption-key', () => randomBytes(32).toString('base64'));
+  return Buffer.from(encoded, 'base64');
 }

@@ -5,6 +5,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import * as schema from './schema/index.ts';
 import { runningEmbeddedSocket, startEmbedded, type EmbeddedServer } from './embedded.ts';
+import { inTransactionScope } from './transaction-scope.ts';
 
 export type Db = NodePgDatabase<typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -34,12 +35,20 @@ const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..',
 // Connections kept beside the app's pool on the embedded socket: the job queue and the CLI.
 const EXTRA_EMBEDDED_CONNECTIONS = 10;
 
+/** Drizzle over the pool, its transactions marked (transaction-scope.ts) so the job queue can refuse to start in one. */
+function drizzleWithScope(pool: pg.Pool): Db {
+  const db = drizzle({ client: pool, schema });
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((work, config) => inTransactionScope(() => transaction(work, config))) as Db['transaction'];
+  return db;
+}
+
 function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void>): Database {
   pool.on('error', () => {}); // an idle client's error (server restart) must not crash the process
   const { connectionString, host, user, database } = pool.options;
   return {
     pool,
-    db: drizzle({ client: pool, schema }),
+    db: drizzleWithScope(pool),
     kind,
     connection: connectionString ? { connectionString } : { host, user, database },
     async prepared<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) {
@@ -119,7 +128,11 @@ export async function runMigrations(database: Database): Promise<void> {
  * A transaction that also hands out its raw client, for libraries that take one (the job queue
  * writes its job in the same transaction as the row it is about).
  */
-export async function withClientTransaction<T>(database: Database, work: (tx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
+export function withClientTransaction<T>(database: Database, work: (tx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return inTransactionScope(() => clientTransaction(database, work));
+}
+
+async function clientTransaction<T>(database: Database, work: (tx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await database.pool.connect();
   try {
     await client.query('BEGIN');

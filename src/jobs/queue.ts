@@ -1,26 +1,11 @@
 import type pg from 'pg';
-import { PgBoss, type Job } from 'pg-boss';
+import { PgBoss } from 'pg-boss';
+import type { Static, TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 import type { JobsConfig } from '../config.ts';
-
-export const QUEUES = {
-  /** Extract, chunk, embed and store one document revision. */
-  indexDocument: 'kb-index-document',
-  /** Index jobs whose retries ran out (including workers that died on the last try). */
-  indexDocumentDead: 'kb-index-document-dead',
-  /** Send one invitation's email (retried while the mail server refuses). */
-  invitationEmail: 'invitation-email',
-} as const;
-
-export interface InvitationEmailJob {
-  clientId: string;
-  inviteId: string;
-}
-
-export interface IndexDocumentJob {
-  clientId: string;
-  documentId: string;
-  revision: number;
-}
+import type { Logger } from '../core/logger.ts';
+import { isInTransaction } from '../db/transaction-scope.ts';
+import type { JobDefinition, JobUnit } from './job.ts';
 
 const unref = <T>(timer: T): T => {
   (timer as { unref?: () => void }).unref?.();
@@ -34,76 +19,91 @@ const BACKGROUND_CLOCK = {
   clearInterval: (handle: unknown) => clearInterval(handle as NodeJS.Timeout),
 };
 
+export interface JobQueueDeps {
+  connection: pg.PoolConfig;
+  config: JobsConfig;
+  log: Logger;
+  /** Every queue, created on start (JOB_DEFINITIONS). */
+  definitions: readonly JobDefinition[];
+  /** Its timers and idle connections do not keep the process alive (tests, the CLI). */
+  background?: boolean;
+}
+
 /**
- * The pg-boss job queue, in the platform's own database (schema `pgboss`). Jobs are written in
- * the caller's transaction when it passes its client, so a row and its job commit together.
+ * The pg-boss job queue, in the platform's own database (schema `pgboss`). It is started once, before
+ * the app serves requests; jobs are then written in the caller's transaction when it passes its
+ * client, so a row and its job commit together.
  */
 export class JobQueue {
   readonly boss: PgBoss;
-  readonly #config: JobsConfig;
+  readonly #deps: JobQueueDeps;
   #started: Promise<void> | undefined;
+  #ready = false;
 
-  /** `background`: its timers and idle connections do not keep the process alive (tests, the CLI). */
-  constructor(connection: pg.PoolConfig, config: JobsConfig, options: { background?: boolean } = {}) {
-    this.#config = config;
+  constructor(deps: JobQueueDeps) {
+    this.#deps = deps;
     this.boss = new PgBoss({
-      ...(connection as Record<string, unknown>),
-      ...(options.background ? { clock: BACKGROUND_CLOCK, idleTimeoutMillis: 300 } : {}),
+      ...(deps.connection as Record<string, unknown>),
+      ...(deps.background ? { clock: BACKGROUND_CLOCK, idleTimeoutMillis: 300 } : {}),
       max: 3,
       schema: 'pgboss',
       supervise: true,
       schedule: false,
-      superviseIntervalSeconds: config.superviseSeconds,
-      monitorIntervalSeconds: config.superviseSeconds,
+      superviseIntervalSeconds: deps.config.superviseSeconds,
+      monitorIntervalSeconds: deps.config.superviseSeconds,
     });
-    this.boss.on('error', (e) => { if (process.env.DEBUG_JOBS) console.error('pg-boss:', e.message); }); // surfaced through failed jobs; an idle connection error must not crash the process
+    // An idle connection's error (a database restart) must not crash the process; it is logged.
+    this.boss.on('error', (err) => deps.log.error({ err }, 'job queue error'));
   }
 
+  /** Starts pg-boss and creates every queue. Refused inside a transaction (see transaction-scope.ts). */
   start(): Promise<void> {
+    if (!this.#started && isInTransaction()) {
+      throw new Error('The job queue cannot start inside a database transaction: start it before serving requests');
+    }
     this.#started ??= (async () => {
       await this.boss.start();
-      await this.boss.createQueue(QUEUES.indexDocumentDead, { retentionSeconds: 14 * 86400 });
-      await this.boss.createQueue(QUEUES.indexDocument, {
-        expireInSeconds: this.#config.expireSeconds,
-        retryLimit: this.#config.retryLimit,
-        retryDelay: 1,
-        retryBackoff: true,
-        deadLetter: QUEUES.indexDocumentDead,
-      });
-      await this.boss.createQueue(QUEUES.invitationEmail, {
-        expireInSeconds: 120, retryLimit: Math.max(this.#config.retryLimit, 5), retryDelay: 5, retryBackoff: true,
-      });
+      for (const definition of this.#deps.definitions) await this.boss.createQueue(definition.name, definition.options(this.#deps.config));
       // Warm pg-boss's queue cache now: a cold lookup inside a caller's transaction would need a
       // second connection, which the single-session embedded database cannot give while that
       // transaction is open.
-      for (const queue of Object.values(QUEUES)) await this.boss.getJobById(queue, '00000000-0000-4000-8000-000000000000');
+      for (const { name } of this.#deps.definitions) await this.boss.getJobById(name, '00000000-0000-4000-8000-000000000000');
+      this.#ready = true;
     })();
     return this.#started;
   }
 
-  /** Queues the job under `id` (a UUID the caller has already stored beside its row). */
-  sendIndexJob(id: string, data: IndexDocumentJob, client?: pg.PoolClient): Promise<void> {
-    return this.#send(QUEUES.indexDocument, data, { id }, client);
+  /**
+   * Queues a job. With `within`, it is written in that client's open transaction. `id` is a UUID the
+   * caller may already have stored beside its row.
+   */
+  async send<P extends TSchema>(definition: JobDefinition<P>, payload: Static<P>, options: { id?: string; within?: pg.PoolClient } = {}): Promise<void> {
+    if (!this.#ready) throw new Error(`The job queue is not started: cannot send ${definition.name}`);
+    if (!Value.Check(definition.payload, payload)) throw new Error(`Invalid ${definition.name} payload`);
+    const client = options.within;
+    const sent = await this.boss.send(definition.name, payload as object, {
+      ...(options.id ? { id: options.id } : {}),
+      ...(client ? { db: { executeSql: (text: string, values: unknown[]) => client.query(text, values) } } : {}),
+    });
+    if (!sent) throw new Error(`The job queue did not accept the ${definition.name} job`);
   }
 
-  sendInvitationEmail(data: InvitationEmailJob, client?: pg.PoolClient): Promise<void> {
-    return this.#send(QUEUES.invitationEmail, data, {}, client);
-  }
-
-  /** With `client`, the job is written in that client's open transaction. */
-  async #send(queue: string, data: object, options: { id?: string }, client?: pg.PoolClient): Promise<void> {
-    await this.start();
-    const sent = await this.boss.send(queue, data, { ...options, ...(client ? { db: { executeSql: (text, values) => client.query(text, values) } } : {}) });
-    if (!sent) throw new Error(`The job queue did not accept the ${queue} job`);
-  }
-
-  async work<T extends object>(queue: string, handler: (job: Job<T>) => Promise<void>, concurrency = 1): Promise<void> {
+  /** Registers the workers of these units; a payload that fails its schema is logged and dropped, not retried. */
+  async work(units: readonly JobUnit[]): Promise<void> {
     await this.start();
     // Batches of 4 and no pause between full batches: a backlog drains without waiting out the poll interval.
-    const options = { pollingIntervalSeconds: this.#config.pollSeconds, localConcurrency: concurrency, batchSize: 4, burstWhenBatchFull: true };
-    await this.boss.work<T>(queue, options, async (jobs) => {
-      for (const job of jobs) await handler(job);
-    });
+    const options = { pollingIntervalSeconds: this.#deps.config.pollSeconds, localConcurrency: 1, batchSize: 4, burstWhenBatchFull: true };
+    for (const unit of units) {
+      await this.boss.work<object>(unit.name, options, async (jobs) => {
+        for (const job of jobs) {
+          if (!Value.Check(unit.payload, job.data)) {
+            this.#deps.log.error({ job_id: job.id, queue: unit.name }, 'job payload does not match its schema: dropped');
+            continue;
+          }
+          await unit.handle(job.data, { id: job.id, retryCount: job.retryCount });
+        }
+      });
+    }
   }
 
   async stop(): Promise<void> {

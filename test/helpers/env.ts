@@ -5,9 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, openMemoryDatabase, runMigrations, type Database } from '../../src/db/database.ts';
-import { createEmbedder, createObjectStore } from '../../src/adapters/factories.ts';
 import { JobQueue } from '../../src/jobs/queue.ts';
 import { startWorkers } from '../../src/jobs/workers.ts';
+import { buildServices, type Adapters, type Services } from '../../src/services.ts';
 
 /**
  * One database and one app per test run (the runner uses --test-isolation=none, so every file
@@ -22,6 +22,8 @@ export interface TestEnv {
   tmpDir: string;
   /** The queue the app sends to and the in-process workers take from. */
   queue: JobQueue;
+  /** The services the shared app runs on. */
+  services: Services;
 }
 
 export const TEST_JWT_SECRET = 'test-secret-for-the-embedded-issuer-0123456789';
@@ -42,6 +44,7 @@ export function testConfig(tmpDir: string, overrides: Record<string, string> = {
     JOB_EXPIRE_SECONDS: '4',
     JOB_SUPERVISE_SECONDS: '1',
     JOB_RETRY_LIMIT: '2',
+    ENCRYPTION_KEY: TEST_ENCRYPTION_KEY.toString('base64'),
     ...overrides,
   });
 }
@@ -53,12 +56,20 @@ async function create(): Promise<TestEnv> {
     ? await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: config.dataDir, poolSize: 10, idleTimeoutMs: IDLE_MS })
     : await openMemoryDatabase(tmpDir, 10, IDLE_MS);
   await runMigrations(database);
-  const queue = new JobQueue(database.connection, config.jobs, { background: true });
-  const store = createObjectStore(config);
-  const embedder = createEmbedder(config);
-  const app = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false, queue, store, embedder });
-  await startWorkers({ config, database, queue, store, embedder });
-  return { app, database, config, jwtSecret: TEST_JWT_SECRET, tmpDir, queue };
+  const services = await buildServices(config, database, { background: true });
+  const app = await buildApp(services);
+  await startWorkers(services);
+  return { app, database, config, jwtSecret: TEST_JWT_SECRET, tmpDir, queue: services.queue, services };
+}
+
+/**
+ * Another app on the shared database and queue, for tests that need other settings (a provider
+ * stand-in, S3, a JWKS) or adapters of their own. Close it with `app.close()`.
+ */
+export async function buildTestApp(config: Config, adapters: Partial<Adapters> = {}): Promise<FastifyInstance> {
+  const env = await testEnv();
+  const services = await buildServices(config, env.database, { queue: env.queue, adapters, log: env.services.log });
+  return buildApp(services);
 }
 
 export function testEnv(): Promise<TestEnv> {
@@ -72,7 +83,7 @@ export async function closeTestEnv(): Promise<void> {
   const env = await pending;
   pending = undefined;
   await env.app.close();
-  await env.queue.stop();
+  await env.services.close();
   await env.database.close();
   fs.rmSync(env.tmpDir, { recursive: true, force: true });
 }

@@ -1,4 +1,3 @@
-import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../../db/database.ts';
 import { outboxEmails } from '../../db/schema/index.ts';
 import { newId } from '../../core/ids.ts';
@@ -32,20 +31,5 @@ export class OutboxMailer implements Mailer {
   async send(message: MailMessage): Promise<void> {
     await this.#db.insert(outboxEmails).values({ id: newId('mail'), ...message });
     this.#log?.info({ mail: message }, `mail to ${message.to} (outbox): ${message.subject}`);
-  }
-}
-
-/** Any SMTP server, through nodemailer (`SMTP_URL`, e.g. smtp://user:pass@mail.example.com:587). */
-export class SmtpMailer implements Mailer {
-  readonly kind = 'smtp' as const;
-  readonly #transport: Transporter;
-  readonly #from: string;
-  constructor(url: string, from: string) {
-    this.#transport = nodemailer.createTransport(url);
-    this.#from = from;
-  }
-
-  async send(message: MailMessage): Promise<void> {
-    await this.#transport.sendMail({ from: this.#from, to: message.to, subject: message.subject, text: message.text });
   }
 }

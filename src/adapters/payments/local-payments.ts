@@ -12,6 +12,7 @@ import {
  */
 export class LocalPayments implements PaymentProvider {
   readonly kind = 'local' as const;
+  readonly hostedPage = { paidEvent: (session: { id: string; amountDollars: number }) => this.paidEvent(session) };
   readonly #publicBaseUrl: string;
   readonly #secret: string;
   constructor(publicBaseUrl: string, platformSecret: Buffer) {

@@ -32,6 +32,13 @@ export interface PaymentProvider {
   createCheckout(request: CheckoutRequest): Promise<ProviderCheckout>;
   /** Verifies the signature over the raw body (300 s tolerance); throws InvalidSignatureError. */
   verifyEvent(rawBody: Buffer, signature: string | undefined): PaymentEvent;
+  /** Present when the platform serves the checkout page itself (the local provider). */
+  readonly hostedPage?: HostedCheckoutPage;
+}
+
+/** A checkout page served by the platform: its Pay button produces the provider's signed completion event. */
+export interface HostedCheckoutPage {
+  paidEvent(session: { id: string; amountDollars: number }): { body: string; signature: string };
 }
 
 export class InvalidSignatureError extends Error {

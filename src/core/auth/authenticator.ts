@@ -1,11 +1,8 @@
-import type { Database, Db } from '../../db/database.ts';
-import { findKeyCredential, touchKeyLastUsed } from '../../modules/api-keys/repository.ts';
-import { OrganizationRepository } from '../../modules/organizations/repository.ts';
 import type { Principal, RequestContext } from '../context.ts';
 import { Errors } from '../errors.ts';
-import { newId } from '../ids.ts';
 import { isRole } from '../permissions.ts';
 import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.ts';
+import type { ApiKeyLookup, UserDirectory } from './ports.ts';
 import type { TokenVerifier } from './tokens.ts';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -21,15 +18,15 @@ export interface CredentialHeaders {
  * refused on the very next request.
  */
 export class Authenticator {
-  readonly #database: Pick<Database, 'pool' | 'prepared'>;
-  readonly #identities: OrganizationRepository;
+  readonly #keys: ApiKeyLookup;
+  readonly #users: UserDirectory;
   readonly #tokens: TokenVerifier;
   /** Per-process memory of the last `last_used_at` write per key, so a burst writes once. */
   readonly #lastTouched = new Map<string, number>();
 
-  constructor(deps: { database: Pick<Database, 'pool' | 'prepared'>; db: Db; tokens: TokenVerifier }) {
-    this.#database = deps.database;
-    this.#identities = new OrganizationRepository(deps.db);
+  constructor(deps: { keys: ApiKeyLookup; users: UserDirectory; tokens: TokenVerifier }) {
+    this.#keys = deps.keys;
+    this.#users = deps.users;
     this.#tokens = deps.tokens;
   }
 
@@ -49,14 +46,14 @@ export class Authenticator {
       if (principal.apiKey.orgId !== orgHeader) throw Errors.organizationForbidden();
       return { orgId: orgHeader, actor: principal.actor, role: principal.apiKey.role, requestId: principal.requestId };
     }
-    const role = await this.#identities.findMembershipRole(orgHeader, principal.actor.userId);
+    const role = await this.#users.membershipRole(orgHeader, principal.actor.userId);
     if (!role || !isRole(role)) throw Errors.organizationForbidden();
     return { orgId: orgHeader, actor: principal.actor, role, requestId: principal.requestId };
   }
 
   async #fromApiKey(presented: string, requestId: string): Promise<Principal> {
     if (!API_KEY_PATTERN.test(presented)) throw Errors.invalidApiKey();
-    const key = await findKeyCredential(this.#database, hashApiKey(presented));
+    const key = await this.#keys.findByHash(hashApiKey(presented));
     const now = Date.now();
     if (!key || key.status !== 'active' || !isRole(key.role)) throw Errors.invalidApiKey();
     if (key.expiresAt && key.expiresAt.getTime() <= now) throw Errors.invalidApiKey();
@@ -70,15 +67,7 @@ export class Authenticator {
 
   async #fromToken(token: string, requestId: string): Promise<Principal> {
     const identity = await this.#tokens.verify(token);
-    let user = await this.#identities.findUserBySubject(identity.subject);
-    if (!user) {
-      // First sign-in: take over a user the CLI or an invitation created for this email, else create one.
-      user =
-        (identity.email && (await this.#identities.claimUserByEmail(identity.email, identity.subject))) ||
-        (await this.#identities.upsertUserBySubject({ id: newId('user'), subject: identity.subject, email: identity.email }));
-    } else if (identity.email && user.email !== identity.email) {
-      await this.#identities.updateUserEmail(user.id, identity.email);
-    }
+    const user = await this.#users.userForIdentity(identity);
     return { actor: { type: 'user', userId: user.id, email: identity.email ?? user.email }, requestId };
   }
 
@@ -88,6 +77,6 @@ export class Authenticator {
     if (touched !== undefined && now - touched < LAST_USED_RESOLUTION_MS) return;
     this.#lastTouched.set(keyId, now);
     if (this.#lastTouched.size > 10_000) this.#lastTouched.clear(); // bounded memory; worst case one extra write
-    touchKeyLastUsed(this.#database.pool, keyId).catch(() => this.#lastTouched.delete(keyId));
+    this.#keys.recordUse(keyId).catch(() => this.#lastTouched.delete(keyId));
   }
 }

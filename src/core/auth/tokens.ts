@@ -1,9 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import type { JwtConfig } from '../../config.ts';
 import { Errors } from '../errors.ts';
+import { readOrCreateSecretFile } from '../secret-file.ts';
 
 export interface VerifiedIdentity {
   subject: string;
@@ -65,23 +64,7 @@ function describe(err: unknown): string {
 /** The embedded issuer's secret: from config, else generated once into the data directory. */
 export function resolveJwtSecret(config: JwtConfig, dataDir: string): string | undefined {
   if (config.jwksUrl) return undefined;
-  if (config.secret) return config.secret;
-  const file = path.join(dataDir, 'jwt-secret');
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  fs.mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32).toString('base64url');
-  try {
-    fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
-    return secret;
-  } catch (err) {
-    // Another process wrote it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
-    throw err;
-  }
+  return config.secret ?? readOrCreateSecretFile(dataDir, 'jwt-secret', () => randomBytes(32).toString('base64url'));
 }
 
 /** Signs a development token with the embedded issuer's secret (the CLI's `auth:token`). */

@@ -32,8 +32,8 @@ export class AgentRepository {
   }
 
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<AgentRow[]> {
-    const page = newestFirst(agents.createdAt, agents.id, before);
-    return this.#db.select().from(agents).where(and(eq(agents.clientId, orgId), page.after)).orderBy(...page.orderBy).limit(limit);
+    const page = newestFirst(agents, orgId, before);
+    return this.#db.select().from(agents).where(page.where).orderBy(...page.orderBy).limit(limit);
   }
 
   async count(orgId: string): Promise<number> {

@@ -48,10 +48,25 @@ function columns(input: Partial<CreateInput>): Partial<NewAgentRow> {
   return out;
 }
 
+export interface AgentDeps {
+  db: Db;
+}
+
 export class AgentService {
   readonly #db: Db;
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(deps: AgentDeps) {
+    this.#db = deps.db;
+  }
+
+  /**
+   * The agent, for other modules (calls, phone numbers, knowledge base); 404 when the organization
+   * has no such agent. `within` runs it in the caller's transaction, `lock` holds the row to its end
+   * (an assignment then cannot slip past a concurrent delete).
+   */
+  async requireAgent(orgId: string, agentId: string, options: { within?: Executor; lock?: boolean } = {}): Promise<AgentRow> {
+    const row = await new AgentRepository(options.within ?? this.#db).findById(orgId, agentId, { forUpdate: options.lock });
+    if (!row) throw Errors.notFound('Agent');
+    return row;
   }
 
   async create(ctx: RequestContext, input: CreateInput): Promise<AgentView> {
@@ -115,9 +130,10 @@ export class AgentService {
 
   async #full(db: Executor, row: AgentRow): Promise<AgentView> {
     const repo = new AgentRepository(db);
-    const [toolIds, documentIds, phoneNumberIds] = await Promise.all([
-      repo.linkedIds('tools', row.clientId, row.id), repo.linkedIds('documents', row.clientId, row.id), repo.phoneNumberIds(row.clientId, row.id),
-    ]);
+    // One after another: `db` may be a transaction's single client, which must not run queries concurrently.
+    const toolIds = await repo.linkedIds('tools', row.clientId, row.id);
+    const documentIds = await repo.linkedIds('documents', row.clientId, row.id);
+    const phoneNumberIds = await repo.phoneNumberIds(row.clientId, row.id);
     return {
       ...toAgentSummary(row),
       client_id: row.clientId,

@@ -1,9 +1,10 @@
-import type { Database } from '../../db/database.ts';
+import type { Database, Executor } from '../../db/database.ts';
 import type { Static } from 'typebox';
 import type { RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
 import { addDays, daysBetween, isCalendarDate, isTimeZone, parseInstant, startOfZonedDay, zonedDay } from '../../core/time-zones.ts';
-import { ALL_AGENTS, HOUR_MS, MINUTE_MS, floorTo, type Grain } from '../calls/rollups.ts';
+import { roundCredits } from '../../core/credits.ts';
+import { ALL_AGENTS, HOUR_MS, MINUTE_MS, addCallToRollups, floorTo, type EndedCall, type Grain } from './rollups.ts';
 import { MAX_DAYS, MAX_MINUTES, type DailyMetrics, type DailyPoint, type DailyQuery } from './schemas.ts';
 
 type Query = Static<typeof DailyQuery>;
@@ -13,8 +14,6 @@ type Metrics = Static<typeof DailyMetrics>;
 const invalid = (field: string, message: string) => Errors.validation(`Invalid ${field}`, [{ path: `querystring.${field}`, message }]);
 
 const instant = (value: string, field: string) => parseInstant(value, `querystring.${field}`);
-
-const round = (value: number) => Math.round(value * 10_000) / 10_000;
 
 interface Sums {
   /** The day's index (width_bucket, from 1) or the minute's epoch milliseconds. */
@@ -34,8 +33,13 @@ const RANGE = 'client_id = $1 AND agent_id = $2 AND grain = $3 AND bucket >= $4 
  */
 export class AnalyticsService {
   readonly #database: Pick<Database, 'prepared'>;
-  constructor(database: Pick<Database, 'prepared'>) {
-    this.#database = database;
+  constructor(deps: { database: Pick<Database, 'prepared'> }) {
+    this.#database = deps.database;
+  }
+
+  /** Counts a call that ended into the rollups, in the caller's transaction (the call's final update). */
+  recordEndedCall(within: Executor, orgId: string, call: EndedCall): Promise<void> {
+    return addCallToRollups(within, orgId, call);
   }
 
   async daily(ctx: RequestContext, query: Query): Promise<Metrics> {
@@ -104,7 +108,7 @@ export class AnalyticsService {
 
   #point(date: string, row: Sums | undefined): Point {
     return row
-      ? { date, calls: row.calls, cost_credits: round(row.cost), total_duration_seconds: round(row.duration) }
+      ? { date, calls: row.calls, cost_credits: roundCredits(row.cost), total_duration_seconds: roundCredits(row.duration) }
       : { date, calls: 0, cost_credits: 0, total_duration_seconds: 0 };
   }
 }

@@ -1,6 +1,5 @@
 import { and, count, eq, notInArray, sql } from 'drizzle-orm';
-import type pg from 'pg';
-import type { Database, Executor } from '../../db/database.ts';
+import type { Executor } from '../../db/database.ts';
 import { apiKeys } from '../../db/schema/index.ts';
 import { newestFirst } from '../../db/keyset.ts';
 
@@ -26,11 +25,11 @@ export class ApiKeyRepository {
 
   /** Newest first; `before` is the keyset position of the last row of the previous page. */
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<ApiKeyRow[]> {
-    const page = newestFirst(apiKeys.createdAt, apiKeys.id, before);
+    const page = newestFirst(apiKeys, orgId, before);
     return this.#db
       .select()
       .from(apiKeys)
-      .where(and(eq(apiKeys.clientId, orgId), page.after))
+      .where(page.where)
       .orderBy(...page.orderBy)
       .limit(limit);
   }
@@ -65,40 +64,4 @@ export class ApiKeyRepository {
       .returning({ id: apiKeys.id });
     return rows.length;
   }
-}
-
-/** What authentication needs of a key, fetched on every request. */
-export interface KeyCredential {
-  id: string;
-  clientId: string;
-  userId: string;
-  role: string;
-  status: string;
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
-}
-
-/**
- * The one lookup that cannot take an organization id: authentication finds a key by the hash of
- * the presented secret (globally unique), and only then learns its organization. Plain SQL on the
- * pool because it runs on every request.
- */
-export async function findKeyCredential(database: Pick<Database, 'prepared'>, keyHash: string): Promise<KeyCredential | undefined> {
-  const [row] = await database.prepared<KeyCredential>(
-    'auth_key_by_hash',
-    `SELECT id, client_id AS "clientId", user_id AS "userId", role, status,
-            expires_at AS "expiresAt", last_used_at AS "lastUsedAt"
-       FROM api_keys WHERE key_hash = $1`,
-    [keyHash],
-  );
-  return row;
-}
-
-/** Records use to the minute: the guard makes a racing second write a no-op. */
-export async function touchKeyLastUsed(pool: pg.Pool, keyId: string): Promise<void> {
-  await pool.query(
-    `UPDATE api_keys SET last_used_at = now()
-      WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-    [keyId],
-  );
 }

@@ -1,7 +1,5 @@
 import { Type } from 'typebox';
-import { NullableTimestamp, Timestamp, pageQuery } from '../../core/schemas.ts';
-
-export const RoleSchema = Type.Enum(['admin', 'agent_manager', 'user'], { description: 'admin > agent_manager > user' });
+import { NullableTimestamp, RoleSchema, Timestamp, pageQuery } from '../../core/schemas.ts';
 
 export const ApiKey = Type.Object(
   {

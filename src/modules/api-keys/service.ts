@@ -57,8 +57,17 @@ export async function issueApiKey(
 
 export class ApiKeyService {
   readonly #db: Db;
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(deps: { db: Db }) {
+    this.#db = deps.db;
+  }
+
+  /**
+   * Revokes a user's active keys in the organization whose role is not in `keep` (all of them when
+   * `keep` is empty), in the caller's transaction: a member demoted or removed keeps no key above
+   * what they now hold.
+   */
+  revokeUserKeys(within: Executor, orgId: string, userId: string, keep: readonly Role[] = []): Promise<number> {
+    return new ApiKeyRepository(within).revokeUserKeys(orgId, userId, keep);
   }
 
   async create(ctx: RequestContext, input: { name: string; role: Role; expires_at?: string }) {

@@ -2,13 +2,10 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
 import { creditAccounts, creditTransactions } from '../../db/schema/index.ts';
 import { newId } from '../../core/ids.ts';
+import { roundCredits } from '../../core/credits.ts';
 
 export type LedgerKind = 'purchase' | 'call_usage' | 'adjustment';
 
-/** Credits are kept to 4 decimals (numeric(16,4)); amounts are rounded the same way before comparing. */
-export function roundCredits(value: number): number {
-  return Math.round(value * 10_000) / 10_000;
-}
 
 /**
  * The credits ledger of one organization. Every movement writes a ledger row and the balance in

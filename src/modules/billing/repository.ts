@@ -51,7 +51,7 @@ export class BillingRepository {
   }
 
   async listTransactions(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<TransactionRow[]> {
-    const page = newestFirst(creditTransactions.createdAt, creditTransactions.id, before);
-    return this.#db.select().from(creditTransactions).where(and(eq(creditTransactions.clientId, orgId), page.after)).orderBy(...page.orderBy).limit(limit);
+    const page = newestFirst(creditTransactions, orgId, before);
+    return this.#db.select().from(creditTransactions).where(page.where).orderBy(...page.orderBy).limit(limit);
   }
 }

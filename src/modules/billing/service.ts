@@ -8,9 +8,10 @@ import { iso } from '../../core/schemas.ts';
 import {
   InvalidSignatureError, PaymentProviderError, type PaymentEvent, type PaymentProvider,
 } from '../../adapters/payments/payment-provider.ts';
+import { roundCredits } from '../../core/credits.ts';
+import type { Executor } from '../../db/database.ts';
 import { CreditLedger } from './ledger.ts';
-import { LocalPayments } from '../../adapters/payments/local-payments.ts';
-import { OrganizationRepository } from '../organizations/repository.ts';
+import type { OrganizationService } from '../organizations/service.ts';
 import { BillingRepository, type CheckoutSessionRow, type TransactionRow } from './repository.ts';
 import { CHECKOUT_LIFETIME_MS, type CheckoutSession, type Transaction, type WebhookReceipt } from './schemas.ts';
 
@@ -33,7 +34,8 @@ export interface BillingDeps {
   db: Db;
   provider: PaymentProvider;
   creditsPerDollar: number;
-  log?: { warn(obj: object, message: string): void };
+  organizations: OrganizationService;
+  log: { warn(obj: object, message: string): void };
 }
 
 export class BillingService {
@@ -44,6 +46,25 @@ export class BillingService {
 
   async credits(ctx: RequestContext) {
     return { balance: await new CreditLedger(this.#deps.db).balance(ctx.orgId), credits_per_dollar: this.#deps.creditsPerDollar };
+  }
+
+  /**
+   * Takes a call's cost if the balance covers it, in the caller's transaction (the call's final
+   * update). False when it does not: nothing is taken.
+   */
+  debitForCall(within: Executor, orgId: string, callSid: string, amount: number): Promise<boolean> {
+    return new CreditLedger(within).debitForCall(orgId, callSid, amount);
+  }
+
+  /** An operator's adjustment (`switchboard credits:adjust`): never below zero. */
+  async adjust(orgId: string, amount: number, reason: string) {
+    return this.#deps.db.transaction(async (tx) => {
+      if (!(await this.#deps.organizations.organizationName(orgId, tx))) throw Errors.notFound(`Organization ${orgId}`);
+      const ledger = new CreditLedger(tx);
+      if ((await ledger.balance(orgId)) + amount < 0) throw Errors.conflict('insufficient_credits', 'The balance would go below zero');
+      const row = await ledger.credit(orgId, 'adjustment', newId('adj'), roundCredits(amount), reason);
+      return toTransaction(row!);
+    });
   }
 
   async transactions(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<TransactionView>> {
@@ -79,7 +100,7 @@ export class BillingService {
         idempotencyKey: idempotencyKey ? `${ctx.orgId}:${idempotencyKey}:${amountDollars}` : sessionId,
       });
     } catch (err) {
-      if (err instanceof PaymentProviderError) throw Errors.upstream('payment_provider_error', err.message);
+      if (err instanceof PaymentProviderError) throw Errors.upstream('payment_provider_error', err.message, { cause: err });
       throw err;
     }
     const row = await repo.insertSession(ctx.orgId, {
@@ -132,7 +153,7 @@ export class BillingService {
         return { received: true, applied: false, detail: 'The session is not paid (yet)' };
       }
       if (event.amountTotal !== session.amountDollars * 100 || (event.currency && event.currency !== 'usd')) {
-        this.#deps.log?.warn({ event, session_id: session.id, expected_cents: session.amountDollars * 100 }, 'payment refused: amount differs from the checkout session');
+        this.#deps.log.warn({ event, session_id: session.id, expected_cents: session.amountDollars * 100 }, 'payment refused: amount differs from the checkout session');
         throw Errors.validation(`The paid amount (${event.amountTotal} ${event.currency ?? ''}) is not the session's ${session.amountDollars * 100} usd cents`);
       }
       if (provider === 'local' && (session.status === 'cancelled' || session.expiresAt <= new Date())) {
@@ -152,8 +173,8 @@ export class BillingService {
     const session = await new BillingRepository(this.#deps.db).findSession(sessionId);
     if (!session || session.provider !== 'local') throw Errors.notFound('Checkout session');
     const expired = session.status === 'open' && session.expiresAt <= new Date();
-    const organization = await new OrganizationRepository(this.#deps.db).findOrganization(session.clientId);
-    return { session, status: expired ? 'expired' : session.status, organization: organization?.name ?? session.clientId };
+    const organization = await this.#deps.organizations.organizationName(session.clientId);
+    return { session, status: expired ? 'expired' : session.status, organization: organization ?? session.clientId };
   }
 
   /**
@@ -163,9 +184,9 @@ export class BillingService {
   async payLocalCheckout(sessionId: string): Promise<CheckoutSessionRow> {
     const { session, status } = await this.checkoutPage(sessionId);
     if (status !== 'open') throw Errors.conflict(`checkout_${status}`, `This checkout session is ${status}.`);
-    const provider = this.#deps.provider;
-    if (!(provider instanceof LocalPayments)) throw Errors.notFound('Checkout session');
-    const event = provider.paidEvent(session);
+    const page = this.#deps.provider.hostedPage;
+    if (!page) throw Errors.notFound('Checkout session');
+    const event = page.paidEvent(session);
     await this.handleWebhook(Buffer.from(event.body), event.signature);
     return session;
   }

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, NullableTimestamp, Timestamp } from '../../core/schemas.ts';
-import { E164 } from '../phone-numbers/schemas.ts';
+import { E164, Nullable, NullableTimestamp, Timestamp } from '../../core/schemas.ts';
 
 export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;
 export const FINAL_STATUSES = ['completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;

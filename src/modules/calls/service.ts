@@ -7,10 +7,11 @@ import { newCallSid } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
 import { parseInstant } from '../../core/time-zones.ts';
 import type { CostBreakdown } from '../../db/schema/index.ts';
-import { AgentRepository } from '../agents/repository.ts';
-import { CreditLedger, roundCredits } from '../billing/ledger.ts';
+import { roundCredits } from '../../core/credits.ts';
+import type { AgentService } from '../agents/service.ts';
+import type { AnalyticsService } from '../analytics/service.ts';
+import type { BillingService } from '../billing/service.ts';
 import { CallRepository, type CallFilters, type CallRow, type NewCallRow } from './repository.ts';
-import { addCallToRollups } from './rollups.ts';
 import { listCallSummaries } from './call-list.ts';
 import { FINAL_STATUSES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
 
@@ -66,19 +67,27 @@ function totalOf(breakdown: CostBreakdown): number {
 }
 
 /** The voice runtime reports calls here; users read them. */
+export interface CallDeps {
+  database: Pick<Database, 'db' | 'prepared'>;
+  agents: AgentService;
+  /** Debits the credits of a call that ends, in the call's transaction. */
+  billing: BillingService;
+  /** Counts the call that ends into the analytics rollups, in the call's transaction. */
+  analytics: AnalyticsService;
+}
+
 export class CallService {
   readonly #db: Db;
-  readonly #database: Pick<Database, 'prepared'>;
+  readonly #deps: CallDeps;
   readonly #calls: CallRepository;
-  constructor(db: Db, database: Pick<Database, 'prepared'>) {
-    this.#db = db;
-    this.#database = database;
-    this.#calls = new CallRepository(db);
+  constructor(deps: CallDeps) {
+    this.#deps = deps;
+    this.#db = deps.database.db;
+    this.#calls = new CallRepository(this.#db);
   }
 
   async create(ctx: RequestContext, input: Static<typeof CreateCallBody>): Promise<CallView> {
-    const agent = await new AgentRepository(this.#db).findById(ctx.orgId, input.agent_id);
-    if (!agent) throw Errors.notFound('Agent');
+    const agent = await this.#deps.agents.requireAgent(ctx.orgId, input.agent_id);
     const status = input.status ?? 'queued';
     const startTime = time(input.start_time, 'start_time') ?? (status === 'in_progress' ? new Date() : null);
     const row = await this.#calls.insert(ctx.orgId, {
@@ -102,7 +111,7 @@ export class CallService {
       from: boundary(query.from, 'from'), to: boundary(query.to, 'to'),
     };
     const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
-    const rows = await listCallSummaries(this.#database, ctx.orgId, filters, query.limit + 1, before);
+    const rows = await listCallSummaries(this.#deps.database, ctx.orgId, filters, query.limit + 1, before);
     return toPage(rows, query.limit, (r) => ({ value: r.created_at, id: r.call_sid }), (r) => r);
   }
 
@@ -121,9 +130,9 @@ export class CallService {
       if (!isFinal(changes.status ?? current.status)) return toCall(await calls.update(ctx.orgId, callSid, changes));
 
       const cost = changes.totalCost ?? current.totalCost ?? 0;
-      changes.billingStatus = cost > 0 ? ((await new CreditLedger(tx).debitForCall(ctx.orgId, callSid, cost)) ? 'billed' : 'insufficient_credits') : 'waived';
+      changes.billingStatus = cost > 0 ? ((await this.#deps.billing.debitForCall(tx, ctx.orgId, callSid, cost)) ? 'billed' : 'insufficient_credits') : 'waived';
       const updated = await calls.update(ctx.orgId, callSid, changes);
-      await addCallToRollups(tx, ctx.orgId, {
+      await this.#deps.analytics.recordEndedCall(tx, ctx.orgId, {
         agentId: updated.agentId, at: updated.startTime ?? updated.createdAt, cost: updated.totalCost ?? 0, durationSeconds: updated.durationSeconds ?? 0,
       });
       return toCall(updated);

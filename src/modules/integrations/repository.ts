@@ -30,8 +30,8 @@ export class IntegrationRepository {
   }
 
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<IntegrationRow[]> {
-    const page = newestFirst(integrations.createdAt, integrations.id, before);
-    return this.#db.select().from(integrations).where(and(eq(integrations.clientId, orgId), page.after)).orderBy(...page.orderBy).limit(limit);
+    const page = newestFirst(integrations, orgId, before);
+    return this.#db.select().from(integrations).where(page.where).orderBy(...page.orderBy).limit(limit);
   }
 
   async count(orgId: string): Promise<number> {

@@ -1,9 +1,16 @@
 import type { Db } from '../../db/database.ts';
 import type { Mailer } from '../../adapters/mail/mailer.ts';
-import type { InvitationEmailJob } from '../../jobs/queue.ts';
-import { OrganizationRepository } from '../organizations/repository.ts';
+import type { OrganizationService } from '../organizations/service.ts';
 import { InvitationRepository } from './repository.ts';
 import { toInvitation } from './service.ts';
+
+export interface InvitationEmailerDeps {
+  db: Db;
+  /** Built on first use: the SMTP transport is loaded only by processes that send mail. */
+  mailer: () => Promise<Mailer>;
+  publicBaseUrl: string;
+  organizations: OrganizationService;
+}
 
 /**
  * The invitation-email job: queued with the invitation, sent by a worker, retried while the mail
@@ -11,22 +18,18 @@ import { toInvitation } from './service.ts';
  * Delivery is at least once: a worker that dies between sending and finishing sends again.
  */
 export class InvitationEmailer {
-  readonly #db: Db;
-  readonly #mailer: Mailer;
-  readonly #publicBaseUrl: string;
-  constructor(db: Db, mailer: Mailer, publicBaseUrl: string) {
-    this.#db = db;
-    this.#mailer = mailer;
-    this.#publicBaseUrl = publicBaseUrl;
+  readonly #deps: InvitationEmailerDeps;
+  constructor(deps: InvitationEmailerDeps) {
+    this.#deps = deps;
   }
 
-  async send(job: InvitationEmailJob): Promise<void> {
-    const invitation = await new InvitationRepository(this.#db).findById(job.clientId, job.inviteId);
+  async send(job: { clientId: string; inviteId: string }): Promise<void> {
+    const invitation = await new InvitationRepository(this.#deps.db).findById(job.clientId, job.inviteId);
     if (!invitation || toInvitation(invitation).status !== 'pending') return;
-    const org = await new OrganizationRepository(this.#db).findOrganization(invitation.clientId);
-    const name = org?.name ?? 'an organization';
-    const acceptUrl = `${this.#publicBaseUrl}/api/auth/invitations/${invitation.id}/accept`;
-    await this.#mailer.send({
+    const name = (await this.#deps.organizations.organizationName(invitation.clientId)) ?? 'an organization';
+    const acceptUrl = `${this.#deps.publicBaseUrl}/api/auth/invitations/${invitation.id}/accept`;
+    const mailer = await this.#deps.mailer();
+    await mailer.send({
       to: invitation.email,
       subject: `You are invited to ${name} on Switchboard`,
       text: [

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp } from '../../core/schemas.ts';
-import { RoleSchema } from '../api-keys/schemas.ts';
+import { RoleSchema, Timestamp } from '../../core/schemas.ts';
 
 export const INVITATION_DAYS = 7;
 

@@ -6,7 +6,8 @@ import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
-import { OrganizationRepository } from '../organizations/repository.ts';
+import type { OrganizationService } from '../organizations/service.ts';
+import { INVITATION_EMAIL } from './jobs.ts';
 import { InvitationRepository, type InvitationRow } from './repository.ts';
 import { INVITATION_DAYS, type CreateInvitationBody, type Invitation } from './schemas.ts';
 
@@ -24,6 +25,7 @@ export function toInvitation(row: InvitationRow, now = new Date()): InvitationVi
 export interface InvitationDeps {
   database: Database;
   queue: JobQueue;
+  organizations: OrganizationService;
 }
 
 export class InvitationService {
@@ -55,7 +57,7 @@ export class InvitationService {
         id: newId('inv'), email, role: input.role, invitedBy: ctx.actor.userId, createdAt: now, expiresAt: new Date(now.getTime() + INVITATION_DAYS * 86_400_000),
       });
       if (!created) throw Errors.conflict('invitation_pending', `${email} already has a pending invitation`);
-      await this.#deps.queue.sendInvitationEmail({ clientId: ctx.orgId, inviteId: created.id }, client);
+      await this.#deps.queue.send(INVITATION_EMAIL, { clientId: ctx.orgId, inviteId: created.id }, { within: client });
       return created;
     });
     return { data: toInvitation(row), message: `Invitation created; the email to ${email} is on its way` };
@@ -87,11 +89,11 @@ export class InvitationService {
       if (invitation.email !== email) throw Errors.forbidden('This invitation was sent to another address');
       const status = toInvitation(invitation).status;
       if (status !== 'pending') throw Errors.conflict(`invitation_${status}`, `The invitation is ${status}`);
-      const organizations = new OrganizationRepository(tx);
-      if (await organizations.findMembershipRole(invitation.clientId, actor.userId)) {
+      const organizations = this.#deps.organizations;
+      if (await organizations.membershipRole(invitation.clientId, actor.userId, tx)) {
         throw Errors.conflict('already_member', 'You are already a member of this organization');
       }
-      await organizations.insertMembership(invitation.clientId, actor.userId, invitation.role as Role);
+      await organizations.addMember(tx, invitation.clientId, actor.userId, invitation.role as Role);
       const accepted = await repo.settle(invitation.clientId, invitation.id, { status: 'accepted', acceptedAt: new Date(), acceptedBy: actor.userId });
       return { invitation: toInvitation(accepted!), organization_id: invitation.clientId, user_id: actor.userId, role: invitation.role as Role };
     });

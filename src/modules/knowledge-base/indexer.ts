@@ -1,11 +1,16 @@
-import type { Job } from 'pg-boss';
 import type { Db } from '../../db/database.ts';
 import type { Embedder } from '../../adapters/embedding/embedder.ts';
 import type { ObjectStore } from '../../adapters/storage/object-store.ts';
-import type { IndexDocumentJob } from '../../jobs/queue.ts';
 import { chunk, countWords, extract, ExtractionError } from './extract.ts';
 import type { Format } from './file-types.ts';
 import { DocumentRepository } from './repository.ts';
+
+/** What an indexing job names: one revision of one document. */
+export interface DocumentRevision {
+  clientId: string;
+  documentId: string;
+  revision: number;
+}
 
 /**
  * The indexing job: extract → chunk → embed → store. Safe to run twice and to kill at any point:
@@ -25,8 +30,8 @@ export class DocumentIndexer {
     this.#retryLimit = deps.retryLimit;
   }
 
-  async index(job: Job<IndexDocumentJob>): Promise<void> {
-    const { clientId, documentId, revision } = job.data;
+  async index(job: DocumentRevision, retryCount: number): Promise<void> {
+    const { clientId, documentId, revision } = job;
     const repo = new DocumentRepository(this.#db);
     const doc = await repo.findById(clientId, documentId);
     if (!doc || doc.revision !== revision || doc.processingStatus === 'completed') return;
@@ -50,7 +55,7 @@ export class DocumentIndexer {
       });
     } catch (err) {
       const permanent = err instanceof ExtractionError;
-      if (permanent || job.retryCount >= this.#retryLimit) {
+      if (permanent || retryCount >= this.#retryLimit) {
         await repo.update(clientId, documentId, { processingStatus: 'failed', processingError: (err as Error).message }, revision);
         if (permanent) return;
       }
@@ -59,8 +64,8 @@ export class DocumentIndexer {
   }
 
   /** Jobs whose retries ran out without a handler recording why (their worker died). */
-  async giveUp(job: Job<IndexDocumentJob>): Promise<void> {
-    const { clientId, documentId, revision } = job.data;
+  async giveUp(job: DocumentRevision): Promise<void> {
+    const { clientId, documentId, revision } = job;
     const repo = new DocumentRepository(this.#db);
     const doc = await repo.findById(clientId, documentId);
     if (!doc || doc.revision !== revision || doc.processingStatus === 'completed' || doc.processingStatus === 'failed') return;

@@ -1,4 +1,5 @@
-import { and, asc, count, desc, eq, gt, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
+import { orgKeyset, type KeysetPosition } from '../../db/keyset.ts';
 import type { Executor } from '../../db/database.ts';
 import { agentDocuments, documentChunks, documents } from '../../db/schema/index.ts';
 
@@ -18,7 +19,7 @@ export interface SortOrder {
 const SORT_COLUMNS = { name: documents.name, created_at: documents.createdAt, updated_at: documents.updatedAt, size: documents.sizeBytes };
 
 /** The position a page continues after: the sort value of the previous page's last row, and its id. */
-export type DocumentPosition = { value: string | number | Date; id: string };
+export type DocumentPosition = KeysetPosition;
 
 export function sortValueOf(row: DocumentRow, by: SortBy): string | number {
   if (by === 'name') return row.name;
@@ -58,17 +59,10 @@ export class DocumentRepository {
   }
 
   async list(orgId: string, filter: DocumentFilter, order: SortOrder, limit: number, after?: DocumentPosition): Promise<DocumentRow[]> {
-    const column = SORT_COLUMNS[order.by];
-    const direction = order.direction === 'asc' ? asc : desc;
-    let position: SQL | undefined;
-    if (after) {
-      const beyond = order.direction === 'asc' ? gt : lt;
-      position = or(beyond(column, after.value), and(eq(column, after.value), beyond(documents.id, after.id)));
-    }
-    return this.#db.select().from(documents)
-      .where(and(this.#filter(orgId, filter), position))
-      .orderBy(direction(column), direction(documents.id))
-      .limit(limit);
+    const page = orgKeyset({ clientId: documents.clientId, sort: SORT_COLUMNS[order.by], id: documents.id }, orgId, {
+      direction: order.direction, after, filter: this.#filter(orgId, filter),
+    });
+    return this.#db.select().from(documents).where(page.where).orderBy(...page.orderBy).limit(limit);
   }
 
   async count(orgId: string, filter: DocumentFilter): Promise<number> {

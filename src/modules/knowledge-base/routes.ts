@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import { ORG_ROUTE_ERRORS, envelope, errorResponses, listEnvelope, MessageEnvelope, OrganizationHeader, pageBody } from '../../core/schemas.ts';
 import { CreatedDocument, CreateTextDocumentBody, Document, DocumentIdParams, DocumentSummary, ListDocumentsQuery, MAX_FILE_BYTES, SearchBody, SearchHit } from './schemas.ts';
 import type { KnowledgeBaseService } from './service.ts';
-import { readDocumentUpload } from './upload.ts';
+import { readDocumentUpload } from './upload-http.ts';
 
 const tags = ['Knowledge base'];
 

@@ -10,9 +10,10 @@ import { iso } from '../../core/schemas.ts';
 import type { Embedder } from '../../adapters/embedding/embedder.ts';
 import type { ObjectStore } from '../../adapters/storage/object-store.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
-import { AgentRepository } from '../agents/repository.ts';
+import type { AgentService } from '../agents/service.ts';
 import { detectFormat, FORMATS } from './file-types.ts';
-import type { DocumentUpload } from './upload.ts';
+import { INDEX_DOCUMENT } from './jobs.ts';
+import type { SpooledFile } from '../../adapters/storage/spool.ts';
 import { DocumentRepository, sortValueOf, type DocumentPosition, type DocumentRow, type NewDocumentRow, type SortBy } from './repository.ts';
 import type { CreatedDocument, CreateTextDocumentBody, Document, DocumentSummary, ListDocumentsQuery, SearchHit } from './schemas.ts';
 
@@ -37,9 +38,25 @@ function toSummary(row: DocumentRow): SummaryView {
   };
 }
 
+/** A file upload, already spooled to disk under the size limit (see upload-http.ts). */
+export interface DocumentUpload {
+  name: string;
+  agentId: string | undefined;
+  file: SpooledFile;
+  filename: string;
+}
+
 /** A filename safe as the last part of an object key. */
 function keyName(filename: string): string {
   return path.basename(filename).replace(/[^A-Za-z0-9._-]+/g, '_').slice(-100) || 'file';
+}
+
+export interface KnowledgeBaseDeps {
+  database: Database;
+  queue: JobQueue;
+  store: ObjectStore;
+  embedder: Embedder;
+  agents: AgentService;
 }
 
 export class KnowledgeBaseService {
@@ -47,11 +64,13 @@ export class KnowledgeBaseService {
   readonly #queue: JobQueue;
   readonly #store: ObjectStore;
   readonly #embedder: Embedder;
-  constructor(deps: { database: Database; queue: JobQueue; store: ObjectStore; embedder: Embedder }) {
+  readonly #agents: AgentService;
+  constructor(deps: KnowledgeBaseDeps) {
     this.#database = deps.database;
     this.#queue = deps.queue;
     this.#store = deps.store;
     this.#embedder = deps.embedder;
+    this.#agents = deps.agents;
   }
 
   /** The JSON form: exactly one of file and text, so without a file the text is required. */
@@ -121,12 +140,11 @@ export class KnowledgeBaseService {
   }
 
   async reprocess(ctx: RequestContext, id: string): Promise<Created> {
-    await this.#queue.start(); // before the transaction: starting needs connections of its own
     return withClientTransaction(this.#database, async (tx, client) => {
       const messageId = randomUUID();
       const row = await new DocumentRepository(tx).bumpRevision(ctx.orgId, id, messageId);
       if (!row) throw Errors.notFound('Document');
-      await this.#queue.sendIndexJob(messageId, { clientId: ctx.orgId, documentId: id, revision: row.revision }, client);
+      await this.#queue.send(INDEX_DOCUMENT, { clientId: ctx.orgId, documentId: id, revision: row.revision }, { id: messageId, within: client });
       return { documentation_id: row.id, name: row.name, type: row.type as Created['type'], message_id: messageId };
     });
   }
@@ -138,22 +156,21 @@ export class KnowledgeBaseService {
   }
 
   async #create(ctx: RequestContext, row: NewDocumentRow, agentId: string | undefined): Promise<Created> {
-    await this.#queue.start(); // before the transaction: starting needs connections of its own
     return withClientTransaction(this.#database, async (tx, client) => {
       const repo = new DocumentRepository(tx);
       const messageId = randomUUID();
       const created = await repo.insert(ctx.orgId, { ...row, messageId });
       if (agentId) {
-        if (!(await new AgentRepository(tx).findById(ctx.orgId, agentId))) throw Errors.notFound('Agent'); // deleted meanwhile
+        await this.#agents.requireAgent(ctx.orgId, agentId, { within: tx }); // it may have been deleted meanwhile
         await repo.attach(ctx.orgId, agentId, created.id);
       }
-      await this.#queue.sendIndexJob(messageId, { clientId: ctx.orgId, documentId: created.id, revision: created.revision }, client);
+      await this.#queue.send(INDEX_DOCUMENT, { clientId: ctx.orgId, documentId: created.id, revision: created.revision }, { id: messageId, within: client });
       return { documentation_id: created.id, name: created.name, type: created.type as Created['type'], message_id: messageId };
     });
   }
 
   async #checkAgent(ctx: RequestContext, agentId: string | undefined): Promise<void> {
-    if (agentId && !(await new AgentRepository(this.#database.db).findById(ctx.orgId, agentId))) throw Errors.notFound('Agent');
+    if (agentId) await this.#agents.requireAgent(ctx.orgId, agentId);
   }
 
   #position(cursor: string, by: SortBy): DocumentPosition {

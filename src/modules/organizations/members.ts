@@ -3,7 +3,7 @@ import type { RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
 import { ROLES, roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
-import { ApiKeyRepository } from '../api-keys/repository.ts';
+import type { ApiKeyService } from '../api-keys/service.ts';
 import { OrganizationRepository, type MemberRow } from './repository.ts';
 
 export const toMemberView = (row: MemberRow) => ({ user_id: row.userId, email: row.email, role: row.role as Role, joined_at: iso(row.createdAt) });
@@ -15,8 +15,10 @@ export const toMemberView = (row: MemberRow) => ({ user_id: row.userId, email: r
  */
 export class MemberService {
   readonly #db: Db;
-  constructor(db: Db) {
-    this.#db = db;
+  readonly #apiKeys: ApiKeyService;
+  constructor(deps: { db: Db; apiKeys: ApiKeyService }) {
+    this.#db = deps.db;
+    this.#apiKeys = deps.apiKeys;
   }
 
   async #change(ctx: RequestContext, userId: string, newRole: Role | null) {
@@ -30,14 +32,13 @@ export class MemberService {
       if (member.role === 'admin' && newRole !== 'admin' && admins.length <= 1) {
         throw Errors.conflict('last_admin', 'The organization needs at least one admin: make another member admin first');
       }
-      const keys = new ApiKeyRepository(tx);
       if (newRole) {
         await repo.updateMembershipRole(ctx.orgId, userId, newRole);
-        await keys.revokeUserKeys(ctx.orgId, userId, ROLES.filter((r) => roleAtMost(r, newRole)));
+        await this.#apiKeys.revokeUserKeys(tx, ctx.orgId, userId, ROLES.filter((r) => roleAtMost(r, newRole)));
         return toMemberView({ ...member, role: newRole });
       }
       await repo.deleteMembership(ctx.orgId, userId);
-      await keys.revokeUserKeys(ctx.orgId, userId);
+      await this.#apiKeys.revokeUserKeys(tx, ctx.orgId, userId);
       return toMemberView(member);
     });
   }

@@ -1,4 +1,5 @@
-import { and, asc, count, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import { orgKeyset } from '../../db/keyset.ts';
 import type { Executor } from '../../db/database.ts';
 import { memberships, organizations, users } from '../../db/schema/index.ts';
 import type { Role } from '../../core/permissions.ts';
@@ -77,15 +78,15 @@ export class OrganizationRepository {
 
   /** Members ordered by join time then id; `after` is the keyset position of the previous page. */
   async listMembers(orgId: string, limit: number, after?: { at: Date; id: string }): Promise<MemberRow[]> {
-    const keyset = after
-      ? or(gt(memberships.createdAt, after.at), and(eq(memberships.createdAt, after.at), gt(memberships.userId, after.id)))
-      : undefined;
+    const page = orgKeyset({ clientId: memberships.clientId, sort: memberships.createdAt, id: memberships.userId }, orgId, {
+      direction: 'asc', after: after && { value: after.at, id: after.id },
+    });
     return this.#db
       .select({ userId: memberships.userId, email: users.email, role: memberships.role, createdAt: memberships.createdAt })
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.userId))
-      .where(and(eq(memberships.clientId, orgId), keyset))
-      .orderBy(asc(memberships.createdAt), asc(memberships.userId))
+      .where(page.where)
+      .orderBy(...page.orderBy)
       .limit(limit);
   }
 

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Timestamp, pageQuery } from '../../core/schemas.ts';
-import { RoleSchema } from '../api-keys/schemas.ts';
+import { Nullable, RoleSchema, Timestamp, pageQuery } from '../../core/schemas.ts';
 
 export const Organization = Type.Object({
   organization_id: Type.String({ pattern: '^org_[a-f0-9]{12}$' }),

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/database.ts';
 import type { Principal, RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
@@ -8,6 +11,7 @@ import { iso } from '../../core/schemas.ts';
 import { issueApiKey } from '../api-keys/service.ts';
 import { OrganizationRepository, type OrganizationRow } from './repository.ts';
 import { toMemberView } from './members.ts';
+
 
 export interface OrganizationView {
   organization_id: string;
@@ -55,10 +59,51 @@ export async function provisionOrganizationIn(tx: Executor, input: { name: strin
   return { organization_id: org.id, user_id: user.id, api_key: { key_id: view.key_id, key, role: 'admin' } };
 }
 
+const BOOTSTRAP_LOCK = 7314002;
+
 export class OrganizationService {
   readonly #db: Db;
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(deps: { db: Db }) {
+    this.#db = deps.db;
+  }
+
+  /** A new organization with a new admin user and an admin key (`switchboard org:create`, first run). */
+  provision(input: { name: string; email?: string | null }): Promise<ProvisionedOrganization> {
+    return provisionOrganization(this.#db, input);
+  }
+
+  /**
+   * First run: on an empty database, organization "Default" with an admin key, written to
+   * `DATA_DIR/bootstrap.json` (mode 0600). Null when the database already has organizations. The
+   * transaction-scoped advisory lock keeps two servers starting together from both bootstrapping.
+   */
+  async bootstrapIfEmpty(dataDir: string): Promise<ProvisionedOrganization | null> {
+    const created = await this.#db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`);
+      if ((await new OrganizationRepository(tx).countOrganizations()) > 0) return null;
+      return provisionOrganizationIn(tx, { name: 'Default' });
+    });
+    if (created) {
+      fs.mkdirSync(dataDir, { recursive: true });
+      const file = path.join(dataDir, 'bootstrap.json');
+      fs.writeFileSync(file, `${JSON.stringify(created, null, 2)}\n`, { mode: 0o600 });
+      fs.chmodSync(file, 0o600); // writeFileSync keeps the mode of a file that already existed
+    }
+    return created;
+  }
+
+  /** The organization's name, or undefined when there is none with this id. */
+  async organizationName(orgId: string, within?: Executor): Promise<string | undefined> {
+    return (await new OrganizationRepository(within ?? this.#db).findOrganization(orgId))?.name;
+  }
+
+  membershipRole(orgId: string, userId: string, within?: Executor): Promise<string | undefined> {
+    return new OrganizationRepository(within ?? this.#db).findMembershipRole(orgId, userId);
+  }
+
+  /** Adds a member in the caller's transaction (an invitation accepted). */
+  addMember(within: Executor, orgId: string, userId: string, role: Role): Promise<void> {
+    return new OrganizationRepository(within).insertMembership(orgId, userId, role);
   }
 
   /** The calling user creates an organization and becomes its admin. */

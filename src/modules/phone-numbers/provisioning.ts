@@ -73,7 +73,7 @@ async function runAll(steps: Array<() => Promise<void>>): Promise<unknown[]> {
 function sipFailure(err: unknown, leftovers: unknown[]): Error {
   if (!(err instanceof SipProviderError)) return err as Error;
   const note = leftovers.length ? ` (and ${leftovers.length} clean-up step(s) failed: ${leftovers.map((e) => (e as Error).message).join('; ')})` : '';
-  return Errors.upstream('sip_provider_error', `${err.message}${note}`);
+  return Errors.upstream('sip_provider_error', `${err.message}${note}`, { cause: err });
 }
 
 /** Finds the number in the carrier account and points its inbound calls at the platform; returns its carrier SID. */
@@ -92,7 +92,7 @@ export async function connectCarrierNumber(
     return found.sid;
   } catch (err) {
     if (!(err instanceof CarrierError)) throw err;
-    if (err.kind === 'rejected') throw Errors.conflict('integration_invalid', `The integration's credentials do not work: ${err.message}; validate or update the integration`);
-    throw Errors.upstream('carrier_unavailable', `The carrier could not be used: ${err.message}`);
+    if (err.kind === 'rejected') throw Errors.conflict('integration_invalid', `The integration's credentials do not work: ${err.message}; validate or update the integration`, { cause: err });
+    throw Errors.upstream('carrier_unavailable', `The carrier could not be used: ${err.message}`, { cause: err });
   }
 }

@@ -36,8 +36,8 @@ export class PhoneNumberRepository {
   }
 
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<PhoneNumberRow[]> {
-    const page = newestFirst(phoneNumbers.createdAt, phoneNumbers.id, before);
-    return this.#db.select().from(phoneNumbers).where(and(eq(phoneNumbers.clientId, orgId), page.after)).orderBy(...page.orderBy).limit(limit);
+    const page = newestFirst(phoneNumbers, orgId, before);
+    return this.#db.select().from(phoneNumbers).where(page.where).orderBy(...page.orderBy).limit(limit);
   }
 
   async count(orgId: string): Promise<number> {

@@ -1,7 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Timestamp, pageQuery } from '../../core/schemas.ts';
-
-export const E164 = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550100' });
+import { E164, Nullable, Timestamp, pageQuery } from '../../core/schemas.ts';
 
 /** The import body of section 4.6; the provider-specific rules are checked by the service. */
 export const ImportPhoneNumberBody = Type.Object(

@@ -9,7 +9,7 @@ import { iso } from '../../core/schemas.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import type { CarrierClient } from '../../adapters/carrier/carrier-client.ts';
 import type { MediaEncryption, SipTrunks } from '../../adapters/sip/sip-trunks.ts';
-import { AgentRepository } from '../agents/repository.ts';
+import type { AgentService } from '../agents/service.ts';
 import type { IntegrationService } from '../integrations/service.ts';
 import { PhoneNumberRepository, type NewPhoneNumberRow, type PhoneNumberRow } from './repository.ts';
 import { connectCarrierNumber, createSipTrunks, releaseSipTrunks, type SipTrunkIds } from './provisioning.ts';
@@ -69,6 +69,17 @@ function checkProviderFields(input: ImportInput): void {
 
 const numberTaken = (phoneNumber: string) => Errors.conflict('phone_number_exists', `The phone number ${phoneNumber} already exists`);
 
+export interface PhoneNumberDeps {
+  db: Db;
+  secrets: SecretBox;
+  carrier: CarrierClient;
+  /** Where imported carrier numbers send inbound calls. */
+  voiceUrl: string;
+  sip: SipTrunks;
+  integrations: IntegrationService;
+  agents: AgentService;
+}
+
 export class PhoneNumberService {
   readonly #db: Db;
   readonly #secrets: SecretBox;
@@ -76,7 +87,9 @@ export class PhoneNumberService {
   readonly #voiceUrl: string;
   readonly #sip: SipTrunks;
   readonly #integrations: IntegrationService;
-  constructor(deps: { db: Db; secrets: SecretBox; carrier: CarrierClient; voiceUrl: string; sip: SipTrunks; integrations: IntegrationService }) {
+  readonly #agents: AgentService;
+  constructor(deps: PhoneNumberDeps) {
+    this.#agents = deps.agents;
     this.#db = deps.db;
     this.#secrets = deps.secrets;
     this.#carrier = deps.carrier;
@@ -116,8 +129,7 @@ export class PhoneNumberService {
     return this.#db.transaction(async (tx) => {
       const repo = new PhoneNumberRepository(tx);
       if (!(await repo.findById(ctx.orgId, id, { forUpdate: true }))) throw Errors.notFound('Phone number');
-      const agents = new AgentRepository(tx);
-      if (input.agent_id && !(await agents.findById(ctx.orgId, input.agent_id, { forUpdate: true }))) throw Errors.notFound('Agent');
+      if (input.agent_id) await this.#agents.requireAgent(ctx.orgId, input.agent_id, { within: tx, lock: true });
       const row = await repo.update(ctx.orgId, id, {
         ...(input.agent_id === undefined ? {} : { agentId: input.agent_id }),
         ...(input.supports_inbound === undefined ? {} : { supportsInbound: input.supports_inbound }),

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type pg from 'pg';
-import { Errors } from '../../core/errors.ts';
 import { errorResponses } from '../../core/schemas.ts';
 import { renderDocsPage } from './docs-page.ts';
+import type { SystemService } from './service.ts';
 
 const tags = ['Service'];
 
-export function systemRoutes(pool: pg.Pool): FastifyPluginAsyncTypebox {
+export function systemRoutes(service: SystemService): FastifyPluginAsyncTypebox {
   return async (app) => {
     let page: string | undefined; // rendered once, on first request: the routes are fixed by then
     app.get('/api/health', {
@@ -22,11 +21,7 @@ export function systemRoutes(pool: pg.Pool): FastifyPluginAsyncTypebox {
         response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
       },
     }, async () => {
-      try {
-        await pool.query('SELECT 1');
-      } catch {
-        throw Errors.unavailable('The database is not reachable');
-      }
+      await service.checkReady();
       return { status: 'ready' as const };
     });
 

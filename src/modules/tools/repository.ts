@@ -35,8 +35,8 @@ export class ToolRepository {
   }
 
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<ToolRow[]> {
-    const page = newestFirst(tools.createdAt, tools.id, before);
-    return this.#db.select().from(tools).where(and(eq(tools.clientId, orgId), page.after)).orderBy(...page.orderBy).limit(limit);
+    const page = newestFirst(tools, orgId, before);
+    return this.#db.select().from(tools).where(page.where).orderBy(...page.orderBy).limit(limit);
   }
 
   async count(orgId: string): Promise<number> {

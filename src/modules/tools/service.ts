@@ -57,9 +57,10 @@ function columns(input: Partial<Static<typeof CreateToolBody>>): Partial<NewTool
 export class ToolService {
   readonly #db: Db;
   readonly #allowedNetworks: BlockList;
-  constructor(db: Db, allowedNetworks: BlockList) {
-    this.#db = db;
-    this.#allowedNetworks = allowedNetworks;
+  /** `allowedNetworks`: non-public networks the operator lets webhooks reach (ALLOWED_NETWORKS). */
+  constructor(deps: { db: Db; allowedNetworks: BlockList }) {
+    this.#db = deps.db;
+    this.#allowedNetworks = deps.allowedNetworks;
   }
 
   async create(ctx: RequestContext, input: Static<typeof CreateToolBody>): Promise<ToolView> {

@@ -20,11 +20,15 @@ export function floorTo(at: Date, stepMs: number): Date {
  * quarter hour), in the caller's transaction: the call's final update and its place in the
  * analytics commit together.
  */
-export async function addCallToRollups(
-  db: Executor,
-  orgId: string,
-  call: { agentId: string; at: Date; cost: number; durationSeconds: number },
-): Promise<void> {
+export interface EndedCall {
+  agentId: string;
+  /** When it started (its creation when it never connected): the bucket it counts in. */
+  at: Date;
+  cost: number;
+  durationSeconds: number;
+}
+
+export async function addCallToRollups(db: Executor, orgId: string, call: EndedCall): Promise<void> {
   const rows = [];
   for (const agentId of [call.agentId, ALL_AGENTS]) {
     for (const [grain, step] of Object.entries(GRAINS)) {

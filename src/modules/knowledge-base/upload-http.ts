@@ -2,13 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { Errors, type FieldError } from '../../core/errors.ts';
 import { spool, TooLargeError, type SpooledFile } from '../../adapters/storage/spool.ts';
 import { MAX_FILE_BYTES } from './schemas.ts';
+import type { DocumentUpload } from './service.ts';
 
-export interface DocumentUpload {
-  name: string;
-  agentId: string | undefined;
-  file: SpooledFile;
-  filename: string;
-}
 
 const FIELDS = new Set(['name', 'agent_id', 'text']);
 

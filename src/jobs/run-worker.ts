@@ -1,0 +1,26 @@
+import type { Config } from '../config.ts';
+import { openDatabase, runMigrations } from '../db/database.ts';
+import { buildServices } from '../services.ts';
+import { startWorkers } from './workers.ts';
+
+/**
+ * A worker-only process (`switchboard worker`, `npm run worker`): the job workers without the HTTP
+ * server, for scale-out. With the embedded database it goes through the running server's socket.
+ * Returns after SIGTERM or SIGINT, once the running jobs have finished.
+ */
+export async function runWorker(config: Config, out: (line: string) => void): Promise<void> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4, shareRunningServer: true });
+  try {
+    await runMigrations(database);
+    const services = await buildServices(config, database);
+    await startWorkers(services);
+    out('worker started');
+    await new Promise<void>((resolve) => {
+      process.once('SIGTERM', resolve);
+      process.once('SIGINT', resolve);
+    });
+    await services.close();
+  } finally {
+    await database.close();
+  }
+}

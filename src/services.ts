@@ -1,0 +1,163 @@
+import path from 'node:path';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { createLogger, type Logger } from './core/logger.ts';
+import { Authenticator } from './core/auth/authenticator.ts';
+import { resolveJwtSecret, TokenVerifier } from './core/auth/tokens.ts';
+import { resolveEncryptionKey, SecretBox } from './core/secret-box.ts';
+import { parseAllowList } from './adapters/http/safe-request.ts';
+import { CarrierClient } from './adapters/carrier/carrier-client.ts';
+import type { Embedder } from './adapters/embedding/embedder.ts';
+import type { Mailer } from './adapters/mail/mailer.ts';
+import type { PaymentProvider } from './adapters/payments/payment-provider.ts';
+import type { SipTrunks } from './adapters/sip/sip-trunks.ts';
+import type { ObjectStore } from './adapters/storage/object-store.ts';
+import { createEmbedder, createMailer, createObjectStore, createPaymentProvider, createSipTrunks } from './adapters/factories.ts';
+import { JobQueue } from './jobs/queue.ts';
+import { JOB_DEFINITIONS } from './jobs/definitions.ts';
+import type { JobUnit } from './jobs/job.ts';
+import { AgentService } from './modules/agents/service.ts';
+import { AnalyticsService } from './modules/analytics/service.ts';
+import { ApiKeyCredentials } from './modules/api-keys/credentials.ts';
+import { ApiKeyService } from './modules/api-keys/service.ts';
+import { BillingService } from './modules/billing/service.ts';
+import { CallService } from './modules/calls/service.ts';
+import { RecordingService } from './modules/calls/recordings.ts';
+import { IntegrationService } from './modules/integrations/service.ts';
+import { InvitationEmailer } from './modules/invitations/emailer.ts';
+import { invitationJobs } from './modules/invitations/jobs.ts';
+import { InvitationService } from './modules/invitations/service.ts';
+import { DocumentIndexer } from './modules/knowledge-base/indexer.ts';
+import { knowledgeBaseJobs } from './modules/knowledge-base/jobs.ts';
+import { KnowledgeBaseService } from './modules/knowledge-base/service.ts';
+import { MemberService } from './modules/organizations/members.ts';
+import { OrganizationService } from './modules/organizations/service.ts';
+import { UserAccounts } from './modules/organizations/user-accounts.ts';
+import { PhoneNumberService } from './modules/phone-numbers/service.ts';
+import { SystemService } from './modules/system/service.ts';
+import { ToolService } from './modules/tools/service.ts';
+
+/** The implementations of the adapter interfaces, chosen by config. */
+export interface Adapters {
+  store: ObjectStore;
+  embedder: Embedder;
+  /** Built on first use: only processes that send mail load a mail transport. */
+  mailer: () => Promise<Mailer>;
+  carrier: CarrierClient;
+  sip: SipTrunks;
+  payments: PaymentProvider;
+  secrets: SecretBox;
+  tokens: TokenVerifier;
+}
+
+/** Everything a process of the platform runs on, built once. */
+export interface Services {
+  config: Config;
+  database: Database;
+  log: Logger;
+  queue: JobQueue;
+  adapters: Adapters;
+  authenticator: Authenticator;
+  system: SystemService;
+  organizations: OrganizationService;
+  members: MemberService;
+  invitations: InvitationService;
+  apiKeys: ApiKeyService;
+  agents: AgentService;
+  tools: ToolService;
+  integrations: IntegrationService;
+  phoneNumbers: PhoneNumberService;
+  knowledgeBase: KnowledgeBaseService;
+  calls: CallService;
+  recordings: RecordingService;
+  billing: BillingService;
+  analytics: AnalyticsService;
+  /** The job units the workers register (src/jobs/workers.ts). */
+  jobs: JobUnit[];
+  /** Stops what these services started (the job queue, when it was made here). */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** The process's logger; made from config when not given. */
+  log?: Logger;
+  /** Adapters to use instead of the configured ones (tests: a stand-in, a spy). */
+  adapters?: Partial<Adapters>;
+  /** A queue shared with other service sets (tests share one per run); it is started and stopped by its owner. */
+  queue?: JobQueue;
+  /** Start the job queue (default): every process that serves requests or works jobs needs it; a one-off CLI command does not. */
+  startQueue?: boolean;
+  /** Timers and idle connections of the queue do not keep the process alive (tests, one-off commands). */
+  background?: boolean;
+}
+
+async function buildAdapters(config: Config, database: Database, log: Logger, given: Partial<Adapters>): Promise<Adapters> {
+  const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
+  let mailer: Promise<Mailer> | undefined;
+  return {
+    store: given.store ?? (await createObjectStore(config)),
+    embedder: given.embedder ?? (await createEmbedder(config)),
+    mailer: given.mailer ?? (() => (mailer ??= createMailer(config, database.db, log))),
+    carrier: given.carrier ?? new CarrierClient(config.carrier),
+    sip: given.sip ?? (await createSipTrunks(config, database.db)),
+    payments: given.payments ?? (await createPaymentProvider(config, encryptionKey)),
+    secrets: given.secrets ?? new SecretBox(encryptionKey),
+    tokens: given.tokens ?? new TokenVerifier(config.jwt, resolveJwtSecret(config.jwt, config.dataDir)),
+  };
+}
+
+/**
+ * The one composition root: adapters and services built once from config, each service given its
+ * dependencies as one object. The server, `switchboard worker`, the CLI and the tests all build
+ * their processes here. The job queue starts before any route can send to it.
+ */
+export async function buildServices(config: Config, database: Database, options: ServiceOptions = {}): Promise<Services> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const adapters = await buildAdapters(config, database, log, options.adapters ?? {});
+  const ownQueue = !options.queue;
+  const queue = options.queue ?? new JobQueue({
+    connection: database.connection, config: config.jobs, log, definitions: JOB_DEFINITIONS, background: options.background,
+  });
+  if (options.startQueue ?? true) await queue.start();
+
+  const { db } = database;
+  const apiKeys = new ApiKeyService({ db });
+  const organizations = new OrganizationService({ db });
+  const agents = new AgentService({ db });
+  const analytics = new AnalyticsService({ database });
+  const billing = new BillingService({ db, provider: adapters.payments, creditsPerDollar: config.creditsPerDollar, organizations, log });
+  const integrations = new IntegrationService({ db, secrets: adapters.secrets, carrier: adapters.carrier });
+  const indexer = new DocumentIndexer({ db, store: adapters.store, embedder: adapters.embedder, retryLimit: config.jobs.retryLimit });
+  const emailer = new InvitationEmailer({ db, mailer: adapters.mailer, publicBaseUrl: config.publicBaseUrl, organizations });
+  const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
+
+  return {
+    config, database, log, queue, adapters,
+    authenticator: new Authenticator({
+      keys: new ApiKeyCredentials({ database }), users: new UserAccounts({ db }), tokens: adapters.tokens,
+    }),
+    system: new SystemService({ database }),
+    organizations,
+    members: new MemberService({ db, apiKeys }),
+    invitations: new InvitationService({ database, queue, organizations }),
+    apiKeys,
+    agents,
+    tools: new ToolService({ db, allowedNetworks: parseAllowList(config.toolAllowedNetworks) }),
+    integrations,
+    phoneNumbers: new PhoneNumberService({
+      db, secrets: adapters.secrets, carrier: adapters.carrier, voiceUrl: config.carrier.voiceUrl, sip: adapters.sip, integrations, agents,
+    }),
+    knowledgeBase: new KnowledgeBaseService({ database, queue, store: adapters.store, embedder: adapters.embedder, agents }),
+    calls: new CallService({ database, agents, billing, analytics }),
+    recordings: new RecordingService({
+      db, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl,
+      tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes,
+    }),
+    billing,
+    analytics,
+    jobs: [...knowledgeBaseJobs(indexer), ...invitationJobs(emailer)],
+    async close() {
+      if (ownQueue) await queue.stop();
+    },
+  };
+}

@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import S3rver from 's3rver';
-import { buildApp } from '../src/app.ts';
 import { S3ObjectStore } from '../src/adapters/storage/s3-object-store.ts';
 import { toneWav } from '../src/modules/calls/audio.ts';
 import { RecordingLinks } from '../src/modules/calls/recording-links.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
-import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { createAgent, createCall, uploadRecording } from './helpers/calls.ts';
 
@@ -32,7 +33,38 @@ runAuthMatrix({ method: 'GET', path: recordedPath('/stream'), permission: 'calls
 runAuthMatrix({ method: 'GET', path: recordedPath('/download'), permission: 'calls:read', foreignStatus: 404 });
 runAuthMatrix({ method: 'PUT', path: recordedPath(''), headers: { 'content-type': 'audio/wav' }, body: () => 'not audio', permission: 'calls:write', foreignStatus: 404 });
 
+/**
+ * Ten different recordings uploaded for one call at once: every upload answers 200, the call ends up
+ * with exactly one of them, byte for byte, and the store keeps only that one object.
+ */
+async function concurrentUploads(app: FastifyInstance, objectKeys: (prefix: string) => Promise<string[]>) {
+  const org = await createOrg();
+  const call = await createCall(org, await createAgent(org, { recording_enabled: true }));
+  const uploads = Array.from({ length: 10 }, (_, i) => toneWav(0.2 + i * 0.05, 300 + i * 40));
+  const results = await Promise.all(uploads.map((audio) => app.inject({
+    method: 'PUT', url: `/api/calls/${call.call_sid}/recording`, headers: asRole(org, 'agent_manager', { 'content-type': 'audio/wav' }), payload: audio,
+  })));
+  assert.deepEqual(results.map((r) => r.statusCode), uploads.map(() => 200), results.map((r) => r.body).join('\n'));
+  const stored = (await app.inject({ url: `/api/calls/${call.call_sid}`, headers: asRole(org, 'user') })).json().data;
+  const download = await app.inject({ url: `/api/calls/${call.call_sid}/recording/download`, headers: asRole(org, 'user') });
+  assert.equal(download.statusCode, 200);
+  const winner = uploads.findIndex((audio) => audio.equals(download.rawPayload));
+  assert.ok(winner >= 0, `the stored ${download.rawPayload.length} bytes are none of the uploads`);
+  assert.equal(stored.recording_bytes, uploads[winner]!.length);
+  const keys = await objectKeys(`${org.orgId}/recordings/${call.call_sid}/`);
+  assert.equal(keys.length, 1, `one object left, found ${keys.join(', ')}`);
+}
+
 describe('recordings: upload', () => {
+  test('ten concurrent uploads of one call (local store): the last complete one wins whole, the replaced objects are deleted', async () => {
+    const { app, config } = await testEnv();
+    const root = path.join(config.dataDir, 'objects');
+    await concurrentUploads(app, async (prefix) => {
+      const dir = path.join(root, prefix);
+      return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+    });
+  });
+
   test('a WAV is stored and the call says so; a second upload replaces it', async () => {
     const org = await createOrg();
     const call = await recordedCall(org);
@@ -73,7 +105,7 @@ describe('recordings: upload', () => {
 
   test('over the size limit → 413 while streaming, nothing stored', async () => {
     const { database, tmpDir } = await testEnv();
-    const small = await buildApp({ config: testConfig(tmpDir, { RECORDING_MAX_BYTES: '4096' }), database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false });
+    const small = await buildTestApp(testConfig(tmpDir, { RECORDING_MAX_BYTES: '4096' }));
     try {
       const org = await createOrg();
       const call = await createCall(org, await createAgent(org, { recording_enabled: true }));
@@ -200,6 +232,7 @@ describe('recordings: stream links (local store)', () => {
 describe('recordings: S3-compatible store (s3rver on 127.0.0.1)', () => {
   let s3: S3rver;
   let app: FastifyInstance;
+  let store: S3ObjectStore;
   const presigned: Array<{ seconds: number; disposition: string }> = [];
   before(async () => {
     const { database, tmpDir } = await testEnv();
@@ -208,20 +241,28 @@ describe('recordings: S3-compatible store (s3rver on 127.0.0.1)', () => {
     const config = testConfig(tmpDir, {
       STORAGE_BACKEND: 's3', S3_BUCKET: 'switchboard-rec', S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER',
     });
-    const store = new S3ObjectStore(config.storage as never);
-    const presign = store.presignGet.bind(store);
-    store.presignGet = (key, seconds, response) => {
+    store = new S3ObjectStore(config.storage as never);
+    const presign = store.signedReadUrl.bind(store);
+    store.signedReadUrl = (key, seconds, response) => {
       presigned.push({ seconds, disposition: response.contentDisposition });
       return presign(key, seconds, response);
     };
-    app = await buildApp({ config, database, jwtSecret: TEST_JWT_SECRET, encryptionKey: TEST_ENCRYPTION_KEY, logger: false, store });
+    app = await buildTestApp(config, { store });
   });
   after(async () => {
     await app?.close();
     await s3?.close();
   });
 
+  test('ten concurrent uploads of one call (S3): the last complete one wins whole, the replaced objects are deleted', async () => {
+    await concurrentUploads(app, async (prefix) => {
+      const listed = await store.client.send(new ListObjectsV2Command({ Bucket: store.bucket, Prefix: prefix }));
+      return (listed.Contents ?? []).map((o) => o.Key!);
+    });
+  });
+
   test('stream is a presigned GET that honours Range; download streams through a 5-minute presigned link', async () => {
+    presigned.length = 0;
     const org = await createOrg();
     const call = await recordedCall(org, WAV, 'audio/wav', app);
     const link = (await app.inject({ url: `/api/calls/${call.call_sid}/recording/stream`, headers: asRole(org, 'user') })).json().data;

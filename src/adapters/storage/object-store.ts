@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -32,6 +33,12 @@ export interface ObjectStore {
   uri(key: string): string;
   /** The object's path on this machine, when the store is local disk (large files are then sent without a stream). */
   filePath?(key: string): string;
+  /**
+   * A URL that reads the object without credentials until it expires, with the response headers
+   * given (S3 presigned GET; Range works on it). Absent on stores that cannot sign (local disk: the
+   * app serves signed links of its own).
+   */
+  signedReadUrl?(key: string, expiresInSeconds: number, response: { contentType: string; contentDisposition: string }): Promise<string>;
 }
 
 /** Files under `DATA_DIR/objects`. */
@@ -46,11 +53,17 @@ export class LocalObjectStore implements ObjectStore {
   async putFile(key: string, filePath: string): Promise<StoredObject> {
     const target = this.#path(key);
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
-    const temporary = `${target}.part`;
-    await pipeline(fs.createReadStream(filePath), fs.createWriteStream(temporary, { mode: 0o600 }));
-    await fs.promises.rename(temporary, target); // readers never see half a file
-    const { size } = await fs.promises.stat(target);
-    return { key, uri: this.uri(key), size };
+    // A temporary name of its own: concurrent writers of one key never share a partial file.
+    const temporary = `${target}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      await pipeline(fs.createReadStream(filePath), fs.createWriteStream(temporary, { mode: 0o600 }));
+      const { size } = await fs.promises.stat(temporary);
+      await fs.promises.rename(temporary, target); // readers never see half a file
+      return { key, uri: this.uri(key), size };
+    } catch (err) {
+      await fs.promises.rm(temporary, { force: true });
+      throw err;
+    }
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {

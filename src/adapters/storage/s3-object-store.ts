@@ -63,7 +63,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   /** A presigned GET (S3 serves Range requests on it), with the response headers S3 should send. */
-  presignGet(key: string, expiresInSeconds: number, response: { contentType: string; contentDisposition: string }): Promise<string> {
+  signedReadUrl(key: string, expiresInSeconds: number, response: { contentType: string; contentDisposition: string }): Promise<string> {
     const command = new GetObjectCommand({
       Bucket: this.bucket, Key: key, ResponseContentType: response.contentType, ResponseContentDisposition: response.contentDisposition,
     });

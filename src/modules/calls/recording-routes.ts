@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader } from '../../core/schemas.ts';
 import { Call, CallSidParams, RecordingStream, SignedRecordingQuery } from './schemas.ts';
@@ -44,7 +45,8 @@ export function recordingRoutes(service: RecordingService): FastifyPluginAsyncTy
       },
     }, async (req, reply) => {
       try {
-        return { success: true, message: 'Recording stored', data: await service.upload(req.ctx, req.params.call_sid, req) };
+        const upload = { contentType: req.headers['content-type'], body: req.body as Readable };
+        return { success: true, message: 'Recording stored', data: await service.upload(req.ctx, req.params.call_sid, upload) };
       } catch (err) {
         // The rest of a refused body is not read: the connection closes once the error is sent.
         reply.header('connection', 'close');

@@ -1,11 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
 import { spool, TooLargeError } from '../../adapters/storage/spool.ts';
 import type { ByteRange, ObjectStore } from '../../adapters/storage/object-store.ts';
-import { S3ObjectStore } from '../../adapters/storage/s3-object-store.ts';
 import { parseRange } from '../../adapters/http/range.ts';
 import { CallRepository, type CallRow } from './repository.ts';
 import { AUDIO_CONTENT_TYPES, audioProblem, declaredFormat, type AudioFormat } from './audio.ts';
@@ -56,12 +55,15 @@ export class RecordingService {
   }
 
   /**
-   * Stores the request body as the call's recording (replacing any earlier one). The call and the
+   * Stores an uploaded body as the call's recording (replacing any earlier one). The call and the
    * type are checked before a byte is read; the body streams to disk under the size limit and its
    * header is checked before it reaches the store.
+   *
+   * Each upload is an object of its own, and the call is switched to it on its locked row: of
+   * concurrent uploads the last to finish wins whole, and every object it replaced is deleted.
    */
-  async upload(ctx: RequestContext, callSid: string, request: FastifyRequest) {
-    const format = declaredFormat(request.headers['content-type']);
+  async upload(ctx: RequestContext, callSid: string, upload: { contentType: string | undefined; body: Readable }) {
+    const format = declaredFormat(upload.contentType);
     if (!format) throw Errors.unsupportedMediaType('A recording is sent as audio/wav or audio/mpeg');
     const call = await this.#calls.findBySid(ctx.orgId, callSid);
     if (!call) throw Errors.notFound('Call');
@@ -69,7 +71,7 @@ export class RecordingService {
 
     let file;
     try {
-      file = await spool(request.body as Readable, { dir: this.#deps.tmpDir, maxBytes: this.#deps.maxBytes, keepSource: true });
+      file = await spool(upload.body, { dir: this.#deps.tmpDir, maxBytes: this.#deps.maxBytes, keepSource: true });
     } catch (err) {
       if (err instanceof TooLargeError) throw Errors.payloadTooLarge(`A recording is at most ${this.#deps.maxBytes} bytes`);
       throw err;
@@ -79,11 +81,23 @@ export class RecordingService {
       const problem = audioProblem(format, file.head);
       if (problem) throw Errors.unsupportedMediaType(`The body is not a valid ${format === 'wav' ? 'WAV' : 'MP3'} file: ${problem}`);
       const contentType = AUDIO_CONTENT_TYPES[format];
-      const key = `${ctx.orgId}/recordings/${callSid}/recording.${format}`;
+      const key = `${ctx.orgId}/recordings/${callSid}/${randomBytes(8).toString('hex')}.${format}`;
       const stored = await this.#deps.store.putFile(key, file.path, contentType);
-      const updated = await this.#calls.update(ctx.orgId, callSid, { recordingKey: key, recordingContentType: contentType, recordingBytes: stored.size });
-      if (call.recordingKey && call.recordingKey !== key) await this.#deps.store.delete(call.recordingKey);
-      return toCall(updated);
+      let switched;
+      try {
+        switched = await this.#deps.db.transaction(async (tx) => {
+          const calls = new CallRepository(tx);
+          const current = await calls.findBySid(ctx.orgId, callSid, { forUpdate: true });
+          if (!current) throw Errors.notFound('Call'); // deleted while the body arrived
+          const updated = await calls.update(ctx.orgId, callSid, { recordingKey: key, recordingContentType: contentType, recordingBytes: stored.size });
+          return { updated, replaced: current.recordingKey };
+        });
+      } catch (err) {
+        await this.#deps.store.delete(key).catch(() => {});
+        throw err;
+      }
+      if (switched.replaced && switched.replaced !== key) await this.#deps.store.delete(switched.replaced);
+      return toCall(switched.updated);
     } finally {
       await file.discard();
     }
@@ -101,8 +115,8 @@ export class RecordingService {
     const call = await this.#withRecording(ctx.orgId, callSid);
     const filename = filenameOf(call);
     const store = this.#deps.store;
-    const url = store instanceof S3ObjectStore
-      ? await store.presignGet(call.recordingKey, STREAM_LINK_SECONDS, { contentType: call.recordingContentType, contentDisposition: `inline; filename="${filename}"` })
+    const url = store.signedReadUrl
+      ? await store.signedReadUrl(call.recordingKey, STREAM_LINK_SECONDS, { contentType: call.recordingContentType, contentDisposition: `inline; filename="${filename}"` })
       : this.#links.url(this.#deps.publicBaseUrl, this.#links.sign(ctx.orgId, callSid, STREAM_LINK_SECONDS));
     return { url, expires_in: STREAM_LINK_SECONDS, content_type: call.recordingContentType, filename };
   }
@@ -131,17 +145,19 @@ export class RecordingService {
     const call = await this.#withRecording(ctx.orgId, callSid);
     const filename = filenameOf(call);
     const store = this.#deps.store;
-    if (!(store instanceof S3ObjectStore)) {
+    if (!store.signedReadUrl) {
       // The internal link is checked like any other, then the call already loaded is served.
       const link = this.#links.sign(ctx.orgId, callSid, DOWNLOAD_LINK_SECONDS);
       this.#links.verify(link, link.sig);
       return this.#open(call, undefined);
     }
-    const url = await store.presignGet(call.recordingKey, DOWNLOAD_LINK_SECONDS, { contentType: call.recordingContentType, contentDisposition: `attachment; filename="${filename}"` });
-    const response = await fetch(url).catch(() => undefined);
+    const url = await store.signedReadUrl(call.recordingKey, DOWNLOAD_LINK_SECONDS, { contentType: call.recordingContentType, contentDisposition: `attachment; filename="${filename}"` });
+    let failure: unknown;
+    const response = await fetch(url).catch((err: unknown) => { failure = err; return undefined; });
     if (!response?.ok || !response.body) {
       await response?.body?.cancel();
-      throw Errors.upstream('storage_unavailable', 'The object store did not return the recording');
+      const cause = failure ?? new Error(`The object store answered ${response?.status}`);
+      throw Errors.upstream('storage_unavailable', 'The object store did not return the recording', { cause });
     }
     const size = Number(response.headers.get('content-length'));
     const stream = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);

@@ -1,0 +1,70 @@
+/**
+ * The layers of src/ (README, "How it is built"), checked by test/architecture.test.ts.
+ * A module is a folder of src/modules; its HTTP files are routes.ts, *-routes.ts and *-http.ts.
+ */
+const HTTP_FILE = '(^|/)(routes|[a-z-]+-routes|[a-z-]+-http)[.]ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-is-the-bottom',
+      comment: 'core holds what every layer shares; it imports no module, adapter, job or composition code (authentication reaches keys and users through ports)',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '^src/(modules|adapters|jobs)/|^src/(services|app|server|worker|cli)[.]ts$' },
+    },
+    {
+      name: 'no-fastify-below-routes',
+      comment: 'services, repositories and everything but HTTP files never see Fastify',
+      severity: 'error',
+      from: { path: '^src/(modules|adapters|jobs|db)/', pathNot: HTTP_FILE },
+      to: { path: '(^|/)node_modules/(fastify|@fastify)/' },
+    },
+    {
+      name: 'modules-meet-through-services',
+      comment: "a module reaches another module's data through that module's service (service.ts), never its repository or internals",
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/([^/]+)/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/service[.]ts$'] },
+    },
+    {
+      name: 'adapter-implementations-through-factories',
+      comment: 'code depends on adapter interfaces; only the factories (and tests) name an implementation, so nothing can test for one with instanceof',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/adapters/factories[.]ts$' },
+      to: { path: '^src/adapters/(storage/s3-object-store|payments/(local|stripe)-payments|sip/livekit-sip-trunks|mail/smtp-mailer)[.]ts$' },
+    },
+    {
+      name: 'adapters-know-no-module',
+      severity: 'error',
+      from: { path: '^src/adapters/' },
+      to: { path: '^src/(modules|jobs)/|^src/(services|app)[.]ts$' },
+    },
+    {
+      name: 'composition-root-at-the-top',
+      comment: 'only process entries (and the workers they start) build or hold the composition root and the app',
+      severity: 'error',
+      from: { path: '^src/(core|modules|adapters|db)/' },
+      to: { path: '^src/(services|app|server|worker|cli)[.]ts$' },
+    },
+    {
+      name: 'job-queue-knows-definitions-only',
+      comment: "the queue infrastructure names modules only in the list of definitions",
+      severity: 'error',
+      from: { path: '^src/jobs/', pathNot: '^src/jobs/(definitions|workers|run-worker)[.]ts$' },
+      to: { path: '^src/modules/' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.mjs', '.js', '.cjs', '.d.ts'] },
+  },
+};

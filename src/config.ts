@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseAllowList } from './adapters/http/safe-request.ts';
+import { parseNetworks, type AllowedNetworks } from './adapters/http/outbound-addresses.ts';
 
 /** Typed configuration, read once from the environment by the process entry and passed in. */
 export interface Config {
@@ -15,8 +15,8 @@ export interface Config {
   jwt: JwtConfig;
   /** Whether to create the "Default" organization and its admin key on an empty database. */
   bootstrap: boolean;
-  /** Networks tool webhooks may reach although they are not public (CIDRs, comma-separated). */
-  toolAllowedNetworks: string | undefined;
+  /** Networks outbound requests (tool tests, webhooks) may reach although not global unicast. */
+  allowedNetworks: AllowedNetworks;
   /** Base64 of 32 bytes encrypting stored credentials; generated into `dataDir` when not given. */
   encryptionKey: string | undefined;
   carrier: CarrierConfig;
@@ -121,15 +121,19 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-function networks(env: Env, name: string): string | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  try {
-    parseAllowList(raw);
-  } catch (err) {
-    throw new ConfigError(`${name} must be comma-separated IP networks (e.g. 127.0.0.1/32): ${(err as Error).message}`);
+/** `ALLOWED_NETWORKS`, or its older name `TOOL_ALLOWED_NETWORKS`; both set must agree. */
+function allowedNetworks(env: Env): AllowedNetworks {
+  const given = (['ALLOWED_NETWORKS', 'TOOL_ALLOWED_NETWORKS'] as const).filter((name) => env[name]);
+  if (given.length === 2 && env.ALLOWED_NETWORKS !== env.TOOL_ALLOWED_NETWORKS) {
+    throw new ConfigError('ALLOWED_NETWORKS and its alias TOOL_ALLOWED_NETWORKS are both set, to different values: set one');
   }
-  return raw;
+  const name = given[0];
+  if (!name) return [];
+  try {
+    return parseNetworks(env[name]!);
+  } catch (err) {
+    throw new ConfigError(`${name} must be comma-separated IP networks (e.g. 127.0.0.1/32,10.2.0.0/16): ${(err as Error).message}`);
+  }
 }
 
 function encryptionKey(env: Env): string | undefined {
@@ -241,7 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
       audience: env.JWT_AUDIENCE || 'switchboard',
     },
     bootstrap: flag(env, 'BOOTSTRAP', true),
-    toolAllowedNetworks: networks(env, 'TOOL_ALLOWED_NETWORKS'),
+    allowedNetworks: allowedNetworks(env),
     encryptionKey: encryptionKey(env),
     carrier: {
       baseUrl: url(env, 'CARRIER_A_API_URL') ?? 'https://api.twilio.com',

@@ -5,7 +5,6 @@ import { createLogger, type Logger } from './core/logger.ts';
 import { Authenticator } from './core/auth/authenticator.ts';
 import { resolveJwtSecret, TokenVerifier } from './core/auth/tokens.ts';
 import { resolveEncryptionKey, SecretBox } from './core/secret-box.ts';
-import { parseAllowList } from './adapters/http/safe-request.ts';
 import { CarrierClient } from './adapters/carrier/carrier-client.ts';
 import type { Embedder } from './adapters/embedding/embedder.ts';
 import type { Mailer } from './adapters/mail/mailer.ts';
@@ -142,7 +141,7 @@ export async function buildServices(config: Config, database: Database, options:
     invitations: new InvitationService({ database, queue, organizations }),
     apiKeys,
     agents,
-    tools: new ToolService({ db, allowedNetworks: parseAllowList(config.toolAllowedNetworks) }),
+    tools: new ToolService({ db, allowedNetworks: config.allowedNetworks }),
     integrations,
     phoneNumbers: new PhoneNumberService({
       db, secrets: adapters.secrets, carrier: adapters.carrier, voiceUrl: config.carrier.voiceUrl, sip: adapters.sip, integrations, agents,

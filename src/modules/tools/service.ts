@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { BlockList } from 'node:net';
+import type { AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ToolParameter } from '../../db/schema/index.ts';
@@ -56,9 +56,9 @@ function columns(input: Partial<Static<typeof CreateToolBody>>): Partial<NewTool
 
 export class ToolService {
   readonly #db: Db;
-  readonly #allowedNetworks: BlockList;
+  readonly #allowedNetworks: AllowedNetworks;
   /** `allowedNetworks`: non-public networks the operator lets webhooks reach (ALLOWED_NETWORKS). */
-  constructor(deps: { db: Db; allowedNetworks: BlockList }) {
+  constructor(deps: { db: Db; allowedNetworks: AllowedNetworks }) {
     this.#db = deps.db;
     this.#allowedNetworks = deps.allowedNetworks;
   }

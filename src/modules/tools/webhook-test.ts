@@ -1,6 +1,6 @@
-import type { BlockList } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { DestinationRefusedError, safeRequest } from '../../adapters/http/safe-request.ts';
+import { safeRequest } from '../../adapters/http/safe-request.ts';
+import { DestinationRefusedError, type AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
 import type { ToolParameter } from '../../db/schema/index.ts';
 import { Errors } from '../../core/errors.ts';
 import type { ToolRow } from './repository.ts';
@@ -33,7 +33,7 @@ function sampleValue(p: ToolParameter): unknown {
  * The request a voice runtime makes when the language model calls the tool: arguments as the
  * query string for GET and DELETE, else a JSON body `{tool_name, arguments}`.
  */
-export async function runWebhookTest(tool: ToolRow, given: Record<string, unknown> | undefined, allow: BlockList): Promise<ToolTestResult> {
+export async function runWebhookTest(tool: ToolRow, given: Record<string, unknown> | undefined, allowedNetworks: AllowedNetworks): Promise<ToolTestResult> {
   const args = given ?? Object.fromEntries(tool.parameters.map((p) => [p.name, sampleValue(p)]));
   const url = new URL(tool.webhookUrl);
   const inQuery = tool.httpMethod === 'GET' || tool.httpMethod === 'DELETE';
@@ -45,7 +45,7 @@ export async function runWebhookTest(tool: ToolRow, given: Record<string, unknow
   const started = performance.now();
   try {
     const res = await safeRequest(url.toString(), {
-      method: tool.httpMethod, headers, body, timeoutMs: tool.timeoutSeconds * 1000, maxBodyBytes: MAX_BODY, allow,
+      method: tool.httpMethod, headers, body, timeoutMs: tool.timeoutSeconds * 1000, maxBodyBytes: MAX_BODY, allowedNetworks,
     });
     return {
       ok: res.status >= 200 && res.status < 300,

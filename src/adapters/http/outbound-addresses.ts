@@ -1,0 +1,110 @@
+import dns from 'node:dns';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Which addresses outbound requests to user-chosen URLs (tool tests, webhook deliveries) may
+ * reach: global unicast only, unless the operator's allow-list covers the address.
+ *
+ * IPv4: ipaddr.js's `unicast`, i.e. outside every block of the IANA IPv4 special-purpose
+ * registry, multicast and broadcast. IPv6: inside 2000::/3 (the only block IANA allocates as
+ * global unicast) and `unicast` for ipaddr.js, which refuses IPv4-compatible (::/96) and
+ * IPv4-translated (::ffff:0:0/96) forms, the local-use NAT64 prefix, ULA, link-local,
+ * documentation, benchmarking, ORCHID and the rest. Forms that reach an IPv4 host are judged by
+ * that host too: IPv4-mapped and the well-known NAT64 prefix by their embedded address, 6to4 by
+ * its relay's address, Teredo by both its server and its (obfuscated) client address.
+ */
+export type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
+export type Network = readonly [IpAddress, number];
+export type AllowedNetworks = readonly Network[];
+
+export class DestinationRefusedError extends Error {
+  override name = 'DestinationRefusedError';
+}
+
+const GLOBAL_UNICAST_V6: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('2000::'), 3];
+const WELL_KNOWN_NAT64: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('64:ff9b::'), 96];
+
+/**
+ * A strict parse: dotted-quad IPv4 or IPv6, normalized by the WHATWG URL parser first (ipaddr.js
+ * reads `::a.b.c.d` as `::ffff:a.b.c.d`, another address), IPv4-mapped IPv6 read as its IPv4.
+ */
+export function parseIpAddress(text: string): IpAddress | null {
+  const family = net.isIP(text);
+  if (family === 0) return null;
+  let address: IpAddress;
+  if (family === 4) {
+    address = ipaddr.IPv4.parse(text);
+  } else {
+    let canonical: string;
+    try {
+      canonical = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+    } catch {
+      return null; // a zone index (fe80::1%eth0): never a global address
+    }
+    address = ipaddr.IPv6.parse(canonical);
+  }
+  return address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress() ? address.toIPv4Address() : address;
+}
+
+const ipv4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+export function isGlobalUnicast(address: IpAddress): boolean {
+  if (address instanceof ipaddr.IPv4) return address.range() === 'unicast';
+  const parts = address.parts;
+  if (address.isIPv4MappedAddress()) return isGlobalUnicast(address.toIPv4Address());
+  if (address.match(WELL_KNOWN_NAT64)) return isGlobalUnicast(ipv4Of(parts[6]!, parts[7]!));
+  switch (address.range()) {
+    case '6to4':
+      return isGlobalUnicast(ipv4Of(parts[1]!, parts[2]!));
+    case 'teredo':
+      return isGlobalUnicast(ipv4Of(parts[2]!, parts[3]!)) && isGlobalUnicast(ipv4Of(~parts[6]! & 0xffff, ~parts[7]! & 0xffff));
+    case 'unicast':
+      return address.match(GLOBAL_UNICAST_V6);
+    default:
+      return false;
+  }
+}
+
+/** "10.0.0.0/8, 127.0.0.1, fd00::/8" → networks (a bare address is a network of itself). Throws on a bad entry. */
+export function parseNetworks(spec: string): Network[] {
+  return spec.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+    const [text, bits, extra] = entry.split('/');
+    const address = parseIpAddress(text!);
+    const width = address instanceof ipaddr.IPv4 ? 32 : 128;
+    const prefix = bits === undefined ? width : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
+    if (!address || extra !== undefined || !(prefix >= 0 && prefix <= width)) throw new Error(`not an IP network: "${entry}"`);
+    return [address, prefix] as const;
+  });
+}
+
+function isAllowed(address: IpAddress, allowed: AllowedNetworks): boolean {
+  return allowed.some(([network, prefix]) => address instanceof ipaddr.IPv4
+    ? network instanceof ipaddr.IPv4 && address.match(network, prefix)
+    : network instanceof ipaddr.IPv6 && address.match(network, prefix));
+}
+
+/** Whether a connection to this address (text, as DNS or a URL gives it) is permitted. */
+export function isPermittedAddress(text: string, allowed: AllowedNetworks): boolean {
+  const address = parseIpAddress(text);
+  return address !== null && (isAllowed(address, allowed) || isGlobalUnicast(address));
+}
+
+type Resolver = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+
+/**
+ * A `lookup` for `http.request` / `net.connect`: the connection itself resolves through it, so
+ * the addresses checked are the ones connected to (a rebinding DNS answer is checked too). One
+ * non-permitted address refuses the name.
+ */
+export function guardedLookup(allowed: AllowedNetworks, resolve: Resolver = dns.lookup): net.LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const refused = addresses.length === 0 || addresses.some((a) => !isPermittedAddress(a.address, allowed));
+      if (refused) return callback(new DestinationRefusedError(`${hostname} resolves to a non-public address`), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, list: dns.LookupAddress[]) => void)(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}

@@ -14,7 +14,8 @@ Commands:
   auth:token --email EMAIL [--sub SUBJECT] [--ttl SECONDS]
       Print a JWT signed by the embedded identity provider (secret in DATA_DIR).
       Opens no database: the user is provisioned on the first request with the token.
-      --sub defaults to the email; --ttl defaults to 3600.
+      --sub defaults to the email; --ttl defaults to 3600 and is at most
+      JWT_MAX_TTL_SECONDS (default 86400), the longest lifetime the server accepts.
   org:create --name NAME [--email EMAIL]
       Create an organization with an admin user and an admin API key; prints
       {organization_id, user_id, api_key: {key_id, key, role}} as JSON.
@@ -71,8 +72,9 @@ async function withServices<T>(config: Config, run: (services: Services) => Prom
 const commands: Record<string, (config: Config, options: Options) => Promise<void>> = {
   async 'auth:token'(config, options) {
     const email = required(options, 'email').toLowerCase();
-    const ttl = options.ttl === undefined ? 3600 : Number(options.ttl);
-    if (!Number.isInteger(ttl) || ttl < 1 || ttl > 31_536_000) throw new UsageError('--ttl must be 1 to 31536000 seconds');
+    const ttl = options.ttl === undefined ? Math.min(3600, config.jwt.maxTtlSeconds) : Number(options.ttl);
+    const max = config.jwt.maxTtlSeconds;
+    if (!Number.isInteger(ttl) || ttl < 1 || ttl > max) throw new UsageError(`--ttl must be 1 to ${max} seconds (JWT_MAX_TTL_SECONDS)`);
     if (config.jwt.jwksUrl) throw new UsageError('JWT_JWKS_URL is set: tokens come from your identity provider, not from here');
     const secret = resolveJwtSecret(config.jwt, config.dataDir)!;
     const subject = typeof options.sub === 'string' && options.sub !== '' ? options.sub : email;

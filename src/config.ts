@@ -84,6 +84,8 @@ export interface JwtConfig {
   jwksUrl: string | undefined;
   issuer: string;
   audience: string;
+  /** Longest accepted token lifetime, `exp - iat` (from now for a token without `iat`). */
+  maxTtlSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -243,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
       jwksUrl: url(env, 'JWT_JWKS_URL'),
       issuer: env.JWT_ISSUER || 'switchboard-local',
       audience: env.JWT_AUDIENCE || 'switchboard',
+      maxTtlSeconds: integer(env, 'JWT_MAX_TTL_SECONDS', 86_400, 60, 31_536_000),
     },
     bootstrap: flag(env, 'BOOTSTRAP', true),
     allowedNetworks: allowedNetworks(env),

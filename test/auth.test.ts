@@ -4,7 +4,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { TEST_ENCRYPTION_KEY, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
+import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { createOrg, uniqueEmail, userToken } from './helpers/fixtures.ts';
 
 const bearer = (token: string, org?: string) => ({
@@ -52,6 +52,44 @@ describe('bearer tokens from the embedded issuer (HS256)', () => {
     const { app } = await testEnv();
     const notBearer = await app.inject({ url: '/api/auth/me', headers: { authorization: 'Basic abc' } });
     assert.equal(notBearer.statusCode, 401);
+  });
+
+  test('a token must carry exp, must not be issued in the future, and lives at most 24 h (JWT_MAX_TTL_SECONDS)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const secret = new TextEncoder().encode(TEST_JWT_SECRET);
+    const token = (claims: { iat?: number; exp?: number }) => new SignJWT({ ...claims, email: uniqueEmail('ttl') })
+      .setProtectedHeader({ alg: 'HS256' }).setSubject(`sub-ttl-${now}`).setIssuer('switchboard-local').setAudience('switchboard').sign(secret);
+    const day = 86_400;
+    const refused = {
+      'no exp': await token({ iat: now }),
+      'no exp, no iat': await token({}),
+      'iat two minutes ahead': await token({ iat: now + 120, exp: now + 600 }),
+      'exp - iat a day and a second': await token({ iat: now, exp: now + day + 1 }),
+      'issued two days ago, valid another hour': await token({ iat: now - 2 * day, exp: now + 3600 }),
+      'no iat, valid a day and a minute from now': await token({ exp: now + day + 60 }),
+      'a year': await token({ iat: now, exp: now + 365 * day }),
+    };
+    for (const [name, jwt] of Object.entries(refused)) {
+      const res = await me(jwt);
+      assert.equal(res.statusCode, 401, `${name}: ${res.body}`);
+      assert.equal(res.json().code, 'invalid_token', name);
+    }
+    const accepted = {
+      'exactly a day': await token({ iat: now, exp: now + day }),
+      'iat ten seconds ahead (clock skew)': await token({ iat: now + 10, exp: now + 600 }),
+      'no iat, an hour from now': await token({ exp: now + 3600 }),
+    };
+    for (const [name, jwt] of Object.entries(accepted)) assert.equal((await me(jwt)).statusCode, 200, name);
+
+    const { tmpDir } = await testEnv();
+    const strict = await buildTestApp(testConfig(tmpDir, { JWT_MAX_TTL_SECONDS: '600' }));
+    try {
+      const call = async (jwt: string) => (await strict.inject({ url: '/api/auth/me', headers: bearer(jwt) })).statusCode;
+      assert.equal(await call(await token({ iat: now, exp: now + 600 })), 200);
+      assert.equal(await call(await token({ iat: now, exp: now + 601 })), 401);
+    } finally {
+      await strict.close();
+    }
   });
 
   test("a user's role in an organization comes from the membership; non-members → 403", async () => {
@@ -149,8 +187,9 @@ describe('bearer tokens from a production identity provider (JWKS)', () => {
     assert.equal(res.json().data.email, email);
   });
 
-  test('wrong issuer, wrong audience, expired, and HS256 tokens are refused', async () => {
+  test('wrong issuer, wrong audience, expired, too long-lived, and HS256 tokens are refused', async () => {
     const tokens = [
+      await sign({ sub: 'a' }, { exp: '2d' }),
       await sign({ sub: 'a' }, { iss: 'https://other.example/' }),
       await sign({ sub: 'a' }, { aud: 'someone-else' }),
       await sign({ sub: 'a' }, { exp: '-1m' }),

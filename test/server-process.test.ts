@@ -137,5 +137,12 @@ describe('the server process on its embedded defaults', () => {
     const bad = await cli(dataDir, 'org:create').catch((e) => e);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--name is required/);
+    // A token the CLI makes is one the server accepts: --ttl stops at the verifier's maximum (24 h by default).
+    const tooLong = await cli(dataDir, 'auth:token', '--email', 'ops@acme.test', '--ttl', '86401').catch((e) => e);
+    assert.equal(tooLong.code, 2);
+    assert.match(tooLong.stderr, /--ttl must be 1 to 86400 seconds/);
+    const longest = (await cli(dataDir, 'auth:token', '--email', 'ops@acme.test', '--ttl', '86400')).stdout.trim();
+    const claims = JSON.parse(Buffer.from(longest.split('.')[1]!, 'base64url').toString());
+    assert.equal(claims.exp - claims.iat, 86400);
   });
 });

@@ -9,12 +9,17 @@ export interface VerifiedIdentity {
   email: string | null;
 }
 
+/** How far a token's `iat` may lie ahead of our clock (the issuer's clock may run a little fast). */
+const CLOCK_SKEW_SECONDS = 30;
+
 // Asymmetric algorithms only for a JWKS: an HMAC "key" made from a public key must never verify.
 const JWKS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 /**
  * Verifies bearer tokens: against the identity provider's JWKS when configured, otherwise with the
  * embedded development issuer's HS256 secret. `alg: none` and every other algorithm are refused.
+ * A token must expire (`exp`), must not be issued in the future, and may live at most
+ * `maxTtlSeconds`: a leaked token without an end, or one minted for years, is useless.
  */
 export class TokenVerifier {
   readonly #config: JwtConfig;
@@ -36,7 +41,7 @@ export class TokenVerifier {
   async verify(token: string): Promise<VerifiedIdentity> {
     let payload;
     try {
-      const options = { issuer: this.#config.issuer, audience: this.#config.audience, algorithms: this.#algorithms };
+      const options = { issuer: this.#config.issuer, audience: this.#config.audience, algorithms: this.#algorithms, requiredClaims: ['exp'] };
       // Two calls rather than a union argument: jose overloads on the key's type.
       payload =
         this.#key instanceof Uint8Array
@@ -46,6 +51,11 @@ export class TokenVerifier {
       throw Errors.invalidToken(describe(err));
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw Errors.invalidToken('missing sub claim');
+    const now = Math.floor(Date.now() / 1000);
+    if (payload.iat !== undefined && payload.iat > now + CLOCK_SKEW_SECONDS) throw Errors.invalidToken('claim iat rejected: issued in the future');
+    if (payload.exp! - (payload.iat ?? now) > this.#config.maxTtlSeconds) {
+      throw Errors.invalidToken(`token lifetime above the maximum of ${this.#config.maxTtlSeconds} s`);
+    }
     const email = typeof payload.email === 'string' && payload.email !== '' ? payload.email.toLowerCase() : null;
     return { subject: payload.sub, email };
   }
@@ -53,7 +63,7 @@ export class TokenVerifier {
 
 function describe(err: unknown): string {
   if (err instanceof joseErrors.JWTExpired) return 'token expired';
-  if (err instanceof joseErrors.JWTClaimValidationFailed) return `claim ${err.claim} rejected`;
+  if (err instanceof joseErrors.JWTClaimValidationFailed) return err.reason === 'missing' ? `missing ${err.claim} claim` : `claim ${err.claim} rejected`;
   if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'signature verification failed';
   if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'algorithm not allowed';
   if (err instanceof joseErrors.JWKSNoMatchingKey) return 'no matching key';

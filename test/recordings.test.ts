@@ -195,6 +195,35 @@ describe('recordings: stream links (local store)', () => {
     assert.equal((await app.inject({ url: local(new RecordingLinks(TEST_ENCRYPTION_KEY).url('http://x', signedForOther)) })).statusCode, 404);
   });
 
+  test('the expiry is accepted only as the exact digits the signer wrote: other spellings of the same number → 400', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const call = await recordedCall(org);
+    const link = new URL((await app.inject({ url: `/api/calls/${call.call_sid}/recording/stream`, headers: asRole(org, 'user') })).json().data.url);
+    const expires = link.searchParams.get('expires')!;
+    assert.match(expires, /^[1-9]\d{9}$/);
+    const seconds = Number(expires);
+    const spellings = [
+      `0${expires}`, `000${expires}`, `${expires}.0`, `${expires}.`, `${seconds / 1e9}e9`, `${seconds / 1e3}E3`, `+${expires}`,
+      ` ${expires}`, `${expires} `, `0x${seconds.toString(16)}`,
+    ];
+    for (const spelling of spellings) {
+      assert.equal(Number(spelling), seconds, `${spelling} is the same number`);
+      const res = await app.inject({ url: local(link.toString()).replace(`expires=${expires}`, `expires=${encodeURIComponent(spelling)}`) });
+      assert.equal(res.statusCode, 400, `${spelling}: ${res.body}`);
+      assert.equal(res.json().code, 'validation_error', spelling);
+      assert.match(res.body, /expires/, spelling);
+    }
+    assert.equal((await app.inject({ url: local(link.toString()) })).statusCode, 200, 'the link as given still plays');
+    // The signer's check alone, without the route's schema, refuses them too.
+    const links = new RecordingLinks(TEST_ENCRYPTION_KEY);
+    const sig = link.searchParams.get('sig')!;
+    assert.doesNotThrow(() => links.verify({ orgId: org.orgId, callSid: call.call_sid, expires }, sig));
+    for (const spelling of [`0${expires}`, `${expires}.0`, `${seconds / 1e9}e9`, `+${expires}`]) {
+      assert.throws(() => links.verify({ orgId: org.orgId, callSid: call.call_sid, expires: spelling }, sig), (err: { code?: string }) => err.code === 'link_invalid', spelling);
+    }
+  });
+
   test('no recording → 404 on stream and download; MP3 is served as stored', async () => {
     const { app } = await testEnv();
     const org = await createOrg();

@@ -4,9 +4,12 @@ import { Errors } from '../../core/errors.ts';
 export interface SignedRecording {
   orgId: string;
   callSid: string;
-  /** Unix seconds. */
-  expires: number;
+  /** Unix seconds, as the decimal text the signer wrote: the link is valid only in that exact form. */
+  expires: string;
 }
+
+/** The one form `sign` writes; any other spelling of the same number (`017…`, `1.7e9`) is refused. */
+const CANONICAL_EXPIRES = /^[1-9]\d{0,12}$/;
 
 /**
  * HMAC-signed links to a recording on the local store: whoever holds the link may read that one
@@ -25,22 +28,23 @@ export class RecordingLinks {
   }
 
   sign(orgId: string, callSid: string, lifetimeSeconds: number, now = Date.now()): SignedRecording & { sig: string } {
-    const link = { orgId, callSid, expires: Math.floor(now / 1000) + lifetimeSeconds };
+    const link = { orgId, callSid, expires: String(Math.floor(now / 1000) + lifetimeSeconds) };
     return { ...link, sig: this.#signature(link) };
   }
 
   /** Throws 403 for a tampered or expired link. */
   verify(link: SignedRecording, sig: string, now = Date.now()): void {
+    if (!CANONICAL_EXPIRES.test(link.expires)) throw Errors.linkInvalid();
     const expected = Buffer.from(this.#signature(link));
     const given = Buffer.from(sig);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw Errors.linkInvalid();
     }
-    if (link.expires * 1000 <= now) throw Errors.linkExpired();
+    if (Number(link.expires) * 1000 <= now) throw Errors.linkExpired();
   }
 
   url(baseUrl: string, link: SignedRecording & { sig: string }): string {
-    const query = new URLSearchParams({ org: link.orgId, expires: String(link.expires), sig: link.sig });
+    const query = new URLSearchParams({ org: link.orgId, expires: link.expires, sig: link.sig });
     return `${baseUrl.replace(/\/$/, '')}/api/recordings/${encodeURIComponent(link.callSid)}?${query}`;
   }
 }

@@ -112,6 +112,7 @@ export const RecordingStream = Type.Object({
 
 export const SignedRecordingQuery = Type.Object({
   org: Type.String({ minLength: 1, maxLength: 64 }),
-  expires: Type.Integer({ minimum: 0 }),
+  // Text, not a coerced integer: the signature covers the exact digits the signer wrote.
+  expires: Type.String({ pattern: '^[1-9][0-9]{0,12}$', description: 'Unix seconds, exactly as in the signed link' }),
   sig: Type.String({ pattern: '^[A-Za-z0-9_-]{16,128}$' }),
 });

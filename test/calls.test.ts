@@ -4,7 +4,8 @@ import { sql } from 'drizzle-orm';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { testEnv } from './helpers/env.ts';
 import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
-import { balanceOf, createAgent, createCall, finishedCall, grantCredits, patchCall } from './helpers/calls.ts';
+import { balanceOf, createAgent, createCall, finishedCall, grantCredits, patchCall, uploadRecording } from './helpers/calls.ts';
+import { toneWav } from '../src/modules/calls/audio.ts';
 
 const breakdown = { stt: 1.5, llm: 2.25, tts: 1, telephony: 0.75, platform: 0.5 }; // 6 credits
 
@@ -32,17 +33,58 @@ describe('calls: the runtime reports', () => {
     assert.equal(call.start_time, null);
   });
 
-  test('create: a given call_sid is kept and cannot be reused (409, from any organization)', async () => {
+  test('create: a given call_sid is kept and cannot be reused in its organization (409)', async () => {
     const org = await createOrg();
-    const other = await createOrg();
     const sid = `call_Given${Date.now()}`;
     const call = await createCall(org, await createAgent(org), { call_sid: sid });
     assert.equal(call.call_sid, sid);
     const { app } = await testEnv();
-    for (const [who, agent] of [[org, await createAgent(org)], [other, await createAgent(other)]] as const) {
-      const res = await app.inject({ method: 'POST', url: '/api/calls', headers: asRole(who, 'admin'), payload: { agent_id: agent, call_type: 'inbound', to_number: '+14155550100', call_sid: sid } });
-      assert.equal(res.statusCode, 409);
-      assert.equal(res.json().code, 'call_exists');
+    const res = await app.inject({ method: 'POST', url: '/api/calls', headers: asRole(org, 'admin'), payload: { agent_id: await createAgent(org), call_type: 'inbound', to_number: '+14155550100', call_sid: sid } });
+    assert.equal(res.statusCode, 409);
+    assert.equal(res.json().code, 'call_exists');
+  });
+
+  test("another organization's sid is neither a conflict nor revealed: both calls live apart (update, bill, get, list, recording)", async () => {
+    const { app, database } = await testEnv();
+    const [a, b] = [await createOrg(), await createOrg()];
+    const sid = `call_Shared${Date.now()}`;
+    const agentA = await createAgent(a, { agent_name: 'A line', recording_enabled: true });
+    const agentB = await createAgent(b, { agent_name: 'B line', recording_enabled: true });
+    await createCall(a, agentA, { call_sid: sid, to_number: '+14155550101' });
+    const created = await app.inject({
+      method: 'POST', url: '/api/calls', headers: asRole(b, 'agent_manager'),
+      payload: { agent_id: agentB, call_type: 'outbound', to_number: '+14155550102', call_sid: sid },
+    });
+    assert.equal(created.statusCode, 200, created.body);
+    assert.deepEqual([created.json().data.client_id, created.json().data.agent_name, created.json().data.status], [b.orgId, 'B line', 'queued']);
+
+    await grantCredits(a.orgId, 10);
+    await grantCredits(b.orgId, 10);
+    const endedA = await patchCall(a, sid, { status: 'completed', end_reason: 'user_hangup', total_cost: 6 });
+    assert.equal(endedA.json().data.billing_status, 'billed', endedA.body);
+    const stillB = (await app.inject({ url: `/api/calls/${sid}`, headers: asRole(b, 'user') })).json().data;
+    assert.deepEqual([stillB.status, stillB.billing_status, stillB.total_cost], ['queued', 'pending', null]);
+    const endedB = await patchCall(b, sid, { status: 'completed', end_reason: 'agent_hangup', total_cost: 2 });
+    assert.equal(endedB.statusCode, 200, endedB.body);
+    assert.equal(endedB.json().data.billing_status, 'billed');
+    assert.deepEqual([await balanceOf(a.orgId), await balanceOf(b.orgId)], [4, 8]);
+    const usage = await database.db.execute(sql`SELECT client_id, amount FROM credit_transactions WHERE kind = 'call_usage' AND source_id = ${sid} ORDER BY client_id`);
+    assert.deepEqual(usage.rows.map((r) => [r.client_id, Number(r.amount)]).sort(), [[a.orgId, -6], [b.orgId, -2]].sort());
+
+    for (const [org, agent, to, cost, reason] of [[a, agentA, '+14155550101', 6, 'user_hangup'], [b, agentB, '+14155550102', 2, 'agent_hangup']] as const) {
+      const got = (await app.inject({ url: `/api/calls/${sid}`, headers: asRole(org, 'user') })).json().data;
+      assert.deepEqual([got.client_id, got.agent_id, got.to_number, got.total_cost, got.end_reason], [org.orgId, agent, to, cost, reason]);
+      const listed = (await app.inject({ url: '/api/calls', headers: asRole(org, 'user') })).json().data;
+      assert.deepEqual(listed.map((c: { call_sid: string; client_id: string }) => [c.call_sid, c.client_id]), [[sid, org.orgId]]);
+    }
+
+    const audio = { a: toneWav(0.5, 440), b: toneWav(0.7, 660) };
+    assert.equal((await uploadRecording(a, sid, audio.a)).statusCode, 200);
+    assert.equal((await uploadRecording(b, sid, audio.b)).statusCode, 200);
+    for (const [org, expected] of [[a, audio.a], [b, audio.b]] as const) {
+      const download = await app.inject({ url: `/api/calls/${sid}/recording/download`, headers: asRole(org, 'user') });
+      assert.equal(download.statusCode, 200);
+      assert.ok(download.rawPayload.equals(expected), `${org.orgId} hears its own recording`);
     }
   });
 

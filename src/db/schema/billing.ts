@@ -16,7 +16,8 @@ export const creditAccounts = pgTable(
 
 /**
  * The credits ledger: one row per movement, signed. A source event (a call, a payment) moves
- * credits at most once: `(kind, source_id)` is unique.
+ * credits at most once: `(client_id, kind, source_id)` is unique (call sids are unique per
+ * organization only, so two organizations' calls may share a source id).
  */
 export const creditTransactions = pgTable(
   'credit_transactions',
@@ -33,7 +34,7 @@ export const creditTransactions = pgTable(
   },
   (t) => [
     index('credit_transactions_client_created_idx').on(t.clientId, t.createdAt, t.id),
-    uniqueIndex('credit_transactions_source_key').on(t.kind, t.sourceId),
+    uniqueIndex('credit_transactions_source_key').on(t.clientId, t.kind, t.sourceId),
   ],
 );
 

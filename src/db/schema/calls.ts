@@ -21,7 +21,8 @@ export interface TranscriptTurn {
 export const calls = pgTable(
   'calls',
   {
-    callSid: text('call_sid').primaryKey(),
+    /** Unique within its organization only: another organization's sid must not be revealed by a conflict. */
+    callSid: text('call_sid').notNull(),
     clientId: clientId(),
     /** Not a foreign key: a call's history outlives its agent (the name is copied for that reason). */
     agentId: text('agent_id').notNull(),
@@ -47,6 +48,7 @@ export const calls = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    primaryKey({ columns: [t.clientId, t.callSid] }),
     index('calls_client_created_idx').on(t.clientId, t.createdAt, t.callSid),
     index('calls_client_agent_created_idx').on(t.clientId, t.agentId, t.createdAt, t.callSid),
   ],

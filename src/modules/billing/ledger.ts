@@ -9,8 +9,8 @@ export type LedgerKind = 'purchase' | 'call_usage' | 'adjustment';
 
 /**
  * The credits ledger of one organization. Every movement writes a ledger row and the balance in
- * the caller's transaction; `(kind, source_id)` is unique, so one source event moves credits once,
- * and the balance's check constraint makes an overdraft impossible.
+ * the caller's transaction; `(client_id, kind, source_id)` is unique, so one source event moves
+ * credits once, and the balance's check constraint makes an overdraft impossible.
  */
 export class CreditLedger {
   readonly #db: Executor;

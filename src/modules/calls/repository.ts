@@ -22,7 +22,7 @@ export class CallRepository {
     this.#db = db;
   }
 
-  /** Undefined when the call sid is taken (by any organization: sids are global). */
+  /** Undefined when this organization already has a call with that sid (sids are unique per organization). */
   async insert(orgId: string, row: NewCallRow): Promise<CallRow | undefined> {
     const [created] = await this.#db.insert(calls).values({ ...row, clientId: orgId }).onConflictDoNothing().returning();
     return created;

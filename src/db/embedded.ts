@@ -1,11 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Worker } from 'node:worker_threads';
 import { acquireLock, lockHolder } from './lock.ts';
-import { fixSocketQueue } from './socket-queue.ts';
+import type { EmbeddedThreadOptions } from './embedded-thread.ts';
 
 /** The embedded PostgreSQL (PGlite) served on a Unix socket so every client uses the `pg` driver. */
 export interface EmbeddedServer {
@@ -58,27 +55,52 @@ export async function startEmbedded(options: {
   }
   try {
     fs.rmSync(socketFile, { force: true }); // left by a process that died; we hold the lock now
-    const db = await PGlite.create({ dataDir: pgData, extensions: { vector, pg_trgm } });
-    const server = new PGLiteSocketServer({ db, path: socketFile, maxConnections: options.maxConnections });
-    fixSocketQueue(server);
-    await server.start();
-    // The listener is private to pglite-socket; unref it when asked so it alone never keeps a process alive.
-    if (options.unref) (server as unknown as { server?: { unref(): void } }).server?.unref();
+    const thread = await startEngineThread({ pgData, socketFile, maxConnections: options.maxConnections });
+    // When asked, the engine's thread alone never keeps the process alive (tests).
+    if (options.unref) thread.unref();
+    let closed: Promise<void> | undefined;
     return {
       socketDir,
-      async close() {
-        try {
-          await server.stop();
-          await db.close();
-        } finally {
-          release();
-        }
+      close() {
+        closed ??= stopEngineThread(thread).finally(release);
+        return closed;
       },
     };
   } catch (err) {
     release();
     throw err;
   }
+}
+
+type EngineMessage = { type: 'ready' | 'failed' | 'stopped'; error?: string };
+
+/** Starts the engine thread (embedded-thread.ts) and waits until its socket listens. */
+async function startEngineThread(options: EmbeddedThreadOptions): Promise<Worker> {
+  const thread = new Worker(new URL('./embedded-thread.ts', import.meta.url), { workerData: options });
+  await new Promise<void>((resolve, reject) => {
+    const onExit = (code: number) => reject(new Error(`The embedded database thread exited with ${code} before it was ready`));
+    thread.once('error', reject);
+    thread.once('exit', onExit);
+    thread.once('message', (message: EngineMessage) => {
+      thread.off('error', reject);
+      thread.off('exit', onExit);
+      if (message.type === 'ready') resolve();
+      else reject(new Error(`The embedded database did not start: ${message.error}`));
+    });
+  });
+  return thread;
+}
+
+/** Stops the socket server and closes the database (flushing it to disk), then ends the thread. */
+async function stopEngineThread(thread: Worker): Promise<void> {
+  const stopped = new Promise<EngineMessage>((resolve) => {
+    thread.once('message', resolve);
+    thread.once('exit', () => resolve({ type: 'stopped', error: 'the thread exited before it stopped' }));
+  });
+  thread.postMessage({ type: 'stop' });
+  const result = await stopped;
+  await thread.terminate();
+  if (result.error) throw new Error(`The embedded database did not close cleanly: ${result.error}`);
 }
 
 /** The socket directory of a live server owning `dataDir`, or null when nobody owns it. */

@@ -42,10 +42,10 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
 
 /**
  * The whole HTTP application over the services of the composition root (src/services.ts). The
- * server process and the tests build it the same way. It does not own the services: whoever built
- * them closes them after the app.
+ * server process and the tests build it the same way. Whoever built the services closes them after
+ * the app, unless `closeServices` hands them to the app's close.
  */
-export async function buildApp(services: Services): Promise<FastifyInstance> {
+export async function buildApp(services: Services, options: { closeServices?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
     genReqId: (req) => {
@@ -116,6 +116,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(analyticsRoutes(services.analytics));
   await app.register(toolRoutes(services.tools));
 
+  if (options.closeServices) app.addHook('onClose', () => services.close());
   await app.ready();
   return app;
 }

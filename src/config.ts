@@ -15,6 +15,8 @@ export interface Config {
   jwt: JwtConfig;
   /** Whether to create the "Default" organization and its admin key on an empty database. */
   bootstrap: boolean;
+  /** Keep API-key lookups in memory (revocations still apply on the next request; see credential-cache.ts). */
+  authCache: boolean;
   /** Networks outbound requests (tool tests, webhooks) may reach although not global unicast. */
   allowedNetworks: AllowedNetworks;
   /** Base64 of 32 bytes encrypting stored credentials; generated into `dataDir` when not given. */
@@ -248,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxTtlSeconds: integer(env, 'JWT_MAX_TTL_SECONDS', 86_400, 60, 31_536_000),
     },
     bootstrap: flag(env, 'BOOTSTRAP', true),
+    authCache: flag(env, 'AUTH_CACHE', true),
     allowedNetworks: allowedNetworks(env),
     encryptionKey: encryptionKey(env),
     carrier: {

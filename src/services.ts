@@ -19,6 +19,9 @@ import { AgentService } from './modules/agents/service.ts';
 import { AnalyticsService } from './modules/analytics/service.ts';
 import { ApiKeyCredentials } from './modules/api-keys/credentials.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
+import { CachedKeyLookup, CredentialCache } from './modules/api-keys/credential-cache.ts';
+import { LocalRevocations, SharedRevocations, type Revocations } from './modules/api-keys/revocations.ts';
+import type { ApiKeyLookup } from './core/auth/ports.ts';
 import { BillingService } from './modules/billing/service.ts';
 import { CallService } from './modules/calls/service.ts';
 import { RecordingService } from './modules/calls/recordings.ts';
@@ -106,6 +109,22 @@ async function buildAdapters(config: Config, database: Database, log: Logger, gi
 }
 
 /**
+ * How API keys are found: in the database on every request, or (AUTH_CACHE, the default) from a
+ * cache that every revocation clears in every process before it is answered: in-process on the
+ * embedded database (one server owns it), through LISTEN/NOTIFY with acknowledgements on a server.
+ */
+function credentialLookup(config: Config, database: Database, log: Logger): { keys: ApiKeyLookup; revocations: Revocations } {
+  const source = new ApiKeyCredentials({ database });
+  let cache: CredentialCache | undefined;
+  const revocations: Revocations = database.kind === 'server'
+    ? new SharedRevocations({ connection: database.connection, db: database.db, log, cache: () => cache! })
+    : new LocalRevocations({ cache: () => cache! });
+  cache = new CredentialCache(revocations);
+  if (!config.authCache) return { keys: source, revocations };
+  return { keys: new CachedKeyLookup({ source, cache, beforeLookup: () => revocations.start() }), revocations };
+}
+
+/**
  * The one composition root: adapters and services built once from config, each service given its
  * dependencies as one object. The server, `switchboard worker`, the CLI and the tests all build
  * their processes here. The job queue starts before any route can send to it.
@@ -120,7 +139,8 @@ export async function buildServices(config: Config, database: Database, options:
   if (options.startQueue ?? true) await queue.start();
 
   const { db } = database;
-  const apiKeys = new ApiKeyService({ db });
+  const credentials = credentialLookup(config, database, log);
+  const apiKeys = new ApiKeyService({ db, revocations: credentials.revocations });
   const organizations = new OrganizationService({ db });
   const agents = new AgentService({ db });
   const analytics = new AnalyticsService({ database });
@@ -132,9 +152,7 @@ export async function buildServices(config: Config, database: Database, options:
 
   return {
     config, database, log, queue, adapters,
-    authenticator: new Authenticator({
-      keys: new ApiKeyCredentials({ database }), users: new UserAccounts({ db }), tokens: adapters.tokens,
-    }),
+    authenticator: new Authenticator({ keys: credentials.keys, users: new UserAccounts({ db }), tokens: adapters.tokens }),
     system: new SystemService({ database }),
     organizations,
     members: new MemberService({ db, apiKeys }),
@@ -156,6 +174,7 @@ export async function buildServices(config: Config, database: Database, options:
     analytics,
     jobs: [...knowledgeBaseJobs(indexer), ...invitationJobs(emailer)],
     async close() {
+      await credentials.revocations.stop();
       if (ownQueue) await queue.stop();
     },
   };

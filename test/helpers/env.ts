@@ -69,7 +69,7 @@ async function create(): Promise<TestEnv> {
 export async function buildTestApp(config: Config, adapters: Partial<Adapters> = {}): Promise<FastifyInstance> {
   const env = await testEnv();
   const services = await buildServices(config, env.database, { queue: env.queue, adapters, log: env.services.log });
-  return buildApp(services);
+  return buildApp(services, { closeServices: true });
 }
 
 export function testEnv(): Promise<TestEnv> {

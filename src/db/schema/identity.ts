@@ -1,4 +1,4 @@
-import { index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
@@ -65,3 +65,17 @@ export const apiKeys = pgTable(
     index('api_keys_client_created_idx').on(t.clientId, t.createdAt, t.id),
   ],
 );
+
+/**
+ * Server processes that cache API-key lookups (src/modules/api-keys/credential-cache.ts). A revocation
+ * is acknowledged by every live listener before the revoking request answers, so no process accepts
+ * a revoked key on the next request. `seen_seq` is the last revocation the process has applied.
+ */
+export const credentialListeners = pgTable('credential_listeners', {
+  id: text('id').primaryKey(),
+  seenSeq: bigint('seen_seq', { mode: 'number' }).notNull(),
+  heartbeatAt: timestamp('heartbeat_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+});
+
+/** Numbers every revocation, so listeners can acknowledge the ones they have applied. */
+export const credentialRevocations = pgSequence('credential_revocations');

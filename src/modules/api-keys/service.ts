@@ -7,6 +7,7 @@ import { roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
 import { generateApiKey } from '../../core/auth/api-key-secret.ts';
 import { ApiKeyRepository, type ApiKeyRow } from './repository.ts';
+import type { Revocations } from './revocations.ts';
 
 export interface ApiKeyView {
   key_id: string;
@@ -57,17 +58,26 @@ export async function issueApiKey(
 
 export class ApiKeyService {
   readonly #db: Db;
-  constructor(deps: { db: Db }) {
+  readonly #revocations: Pick<Revocations, 'announce' | 'settle'>;
+  constructor(deps: { db: Db; revocations: Pick<Revocations, 'announce' | 'settle'> }) {
     this.#db = deps.db;
+    this.#revocations = deps.revocations;
   }
 
   /**
    * Revokes a user's active keys in the organization whose role is not in `keep` (all of them when
    * `keep` is empty), in the caller's transaction: a member demoted or removed keeps no key above
-   * what they now hold.
+   * what they now hold. Pass the returned revocation to `settleRevocation` once the transaction
+   * has committed.
    */
-  revokeUserKeys(within: Executor, orgId: string, userId: string, keep: readonly Role[] = []): Promise<number> {
-    return new ApiKeyRepository(within).revokeUserKeys(orgId, userId, keep);
+  async revokeUserKeys(within: Executor, orgId: string, userId: string, keep: readonly Role[] = []): Promise<number | undefined> {
+    const revoked = await new ApiKeyRepository(within).revokeUserKeys(orgId, userId, keep);
+    return revoked > 0 ? this.#revocations.announce(within) : undefined;
+  }
+
+  /** After the revoking transaction commits: returns once no process can accept the revoked keys from its cache. */
+  async settleRevocation(revocation: number | undefined): Promise<void> {
+    if (revocation !== undefined) await this.#revocations.settle(revocation);
   }
 
   async create(ctx: RequestContext, input: { name: string; role: Role; expires_at?: string }) {
@@ -100,12 +110,15 @@ export class ApiKeyService {
 
   /** Revokes a key of the organization whose role is not above the caller's; idempotent. */
   async revoke(ctx: RequestContext, keyId: string): Promise<ApiKeyView> {
-    return this.#db.transaction(async (tx) => {
+    const { view, revocation } = await this.#db.transaction(async (tx) => {
       const repo = new ApiKeyRepository(tx);
       const row = await repo.findById(ctx.orgId, keyId);
       if (!row) throw Errors.notFound('API key');
       if (!roleAtMost(row.role as Role, ctx.role)) throw Errors.roleTooHigh("key's role");
-      return toApiKeyView((await repo.revoke(ctx.orgId, keyId))!);
+      const revoked = toApiKeyView((await repo.revoke(ctx.orgId, keyId))!);
+      return { view: revoked, revocation: await this.#revocations.announce(tx) };
     });
+    await this.settleRevocation(revocation);
+    return view;
   }
 }

@@ -22,7 +22,7 @@ export class MemberService {
   }
 
   async #change(ctx: RequestContext, userId: string, newRole: Role | null) {
-    return this.#db.transaction(async (tx) => {
+    const { member, revocation } = await this.#db.transaction(async (tx) => {
       const repo = new OrganizationRepository(tx);
       const admins = await repo.lockAdmins(ctx.orgId);
       const member = await repo.findMember(ctx.orgId, userId);
@@ -34,13 +34,14 @@ export class MemberService {
       }
       if (newRole) {
         await repo.updateMembershipRole(ctx.orgId, userId, newRole);
-        await this.#apiKeys.revokeUserKeys(tx, ctx.orgId, userId, ROLES.filter((r) => roleAtMost(r, newRole)));
-        return toMemberView({ ...member, role: newRole });
+        const revocation = await this.#apiKeys.revokeUserKeys(tx, ctx.orgId, userId, ROLES.filter((r) => roleAtMost(r, newRole)));
+        return { member: toMemberView({ ...member, role: newRole }), revocation };
       }
       await repo.deleteMembership(ctx.orgId, userId);
-      await this.#apiKeys.revokeUserKeys(tx, ctx.orgId, userId);
-      return toMemberView(member);
+      return { member: toMemberView(member), revocation: await this.#apiKeys.revokeUserKeys(tx, ctx.orgId, userId) };
     });
+    await this.#apiKeys.settleRevocation(revocation);
+    return member;
   }
 
   updateRole(ctx: RequestContext, userId: string, role: Role) {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './services.ts';
 import { registerAuth } from './core/auth/plugin.ts';
 import { registerErrorHandling } from './core/error-handler.ts';
+import { registerSecurityHeaders } from './core/http/security-headers.ts';
 import { ErrorBody } from './core/schemas.ts';
 import { agentRoutes } from './modules/agents/routes.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
@@ -62,7 +62,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   app.addSchema(ErrorBody);
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
-  await app.register(helmet, { global: true });
+  registerSecurityHeaders(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -103,8 +103,8 @@ describe('billing: purchase and the local checkout', () => {
     const org = await createOrg();
     const checkout = (await purchase(org, 20)).json();
     const payments = new LocalPayments('http://127.0.0.1:3000', TEST_ENCRYPTION_KEY);
-    const event = payments.paidEvent({ id: checkout.session_id, amountDollars: 20 });
-    const sibling = payments.paidEvent({ id: checkout.session_id, amountDollars: 20 });
+    const event = await payments.paidEvent({ id: checkout.session_id, amountDollars: 20 });
+    const sibling = await payments.paidEvent({ id: checkout.session_id, amountDollars: 20 });
     const deliver = (e: { body: string; signature: string }) =>
       app.inject({ method: 'POST', url: '/api/billing/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': e.signature }, payload: e.body });
     const results = await Promise.all([...Array.from({ length: 10 }, () => deliver(event)), deliver(sibling)]);
@@ -120,9 +120,9 @@ describe('billing: purchase and the local checkout', () => {
     const org = await createOrg();
     const other = await createOrg();
     const payments = new LocalPayments('http://127.0.0.1:3000', TEST_ENCRYPTION_KEY);
-    const unknown = payments.paidEvent({ id: 'cs_ffffffffffff', amountDollars: 20 });
+    const unknown = await payments.paidEvent({ id: 'cs_ffffffffffff', amountDollars: 20 });
     const checkout = (await purchase(org, 20)).json();
-    const good = payments.paidEvent({ id: checkout.session_id, amountDollars: 20 });
+    const good = await payments.paidEvent({ id: checkout.session_id, amountDollars: 20 });
     const cases: Array<[string, string | undefined]> = [
       [unknown.body, unknown.signature],
       [good.body.replace('"amount_total":2000', '"amount_total":200000'), good.signature],

@@ -1,5 +1,4 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import Stripe from 'stripe';
 import {
   InvalidSignatureError, SIGNATURE_TOLERANCE_SECONDS, toPaymentEvent,
   type CheckoutRequest, type PaymentEvent, type PaymentProvider, type ProviderCheckout,
@@ -13,6 +12,8 @@ import {
 export class LocalPayments implements PaymentProvider {
   readonly kind = 'local' as const;
   readonly hostedPage = { paidEvent: (session: { id: string; amountDollars: number }) => this.paidEvent(session) };
+  /** Stripe's webhook helpers (signing and verifying its format), loaded on first use: most processes never pay. */
+  #stripe: Promise<typeof import('stripe').default> | undefined;
   readonly #publicBaseUrl: string;
   readonly #secret: string;
   constructor(publicBaseUrl: string, platformSecret: Buffer) {
@@ -25,7 +26,8 @@ export class LocalPayments implements PaymentProvider {
   }
 
   /** The signed `checkout.session.completed` event the Pay button sends. */
-  paidEvent(session: { id: string; amountDollars: number }): { body: string; signature: string } {
+  async paidEvent(session: { id: string; amountDollars: number }): Promise<{ body: string; signature: string }> {
+    const Stripe = await this.#sdk();
     const body = JSON.stringify({
       id: `evt_local_${randomBytes(8).toString('hex')}`,
       object: 'event',
@@ -36,12 +38,18 @@ export class LocalPayments implements PaymentProvider {
     return { body, signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret: this.#secret }) };
   }
 
-  verifyEvent(rawBody: Buffer, signature: string | undefined): PaymentEvent {
+  async verifyEvent(rawBody: Buffer, signature: string | undefined): Promise<PaymentEvent> {
     if (!signature) throw new InvalidSignatureError('The Stripe-Signature header is missing');
+    const Stripe = await this.#sdk();
     try {
       return toPaymentEvent(Stripe.webhooks.constructEvent(rawBody, signature, this.#secret, SIGNATURE_TOLERANCE_SECONDS) as never);
     } catch (err) {
       throw new InvalidSignatureError((err as Error).message);
     }
+  }
+
+  #sdk(): Promise<typeof import('stripe').default> {
+    this.#stripe ??= import('stripe').then((module) => module.default);
+    return this.#stripe;
   }
 }

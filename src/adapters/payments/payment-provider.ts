@@ -31,14 +31,14 @@ export interface PaymentProvider {
   readonly kind: 'local' | 'stripe';
   createCheckout(request: CheckoutRequest): Promise<ProviderCheckout>;
   /** Verifies the signature over the raw body (300 s tolerance); throws InvalidSignatureError. */
-  verifyEvent(rawBody: Buffer, signature: string | undefined): PaymentEvent;
+  verifyEvent(rawBody: Buffer, signature: string | undefined): Promise<PaymentEvent>;
   /** Present when the platform serves the checkout page itself (the local provider). */
   readonly hostedPage?: HostedCheckoutPage;
 }
 
 /** A checkout page served by the platform: its Pay button produces the provider's signed completion event. */
 export interface HostedCheckoutPage {
-  paidEvent(session: { id: string; amountDollars: number }): { body: string; signature: string };
+  paidEvent(session: { id: string; amountDollars: number }): Promise<{ body: string; signature: string }>;
 }
 
 export class InvalidSignatureError extends Error {

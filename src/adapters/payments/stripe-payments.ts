@@ -51,7 +51,7 @@ export class StripePayments implements PaymentProvider {
     }
   }
 
-  verifyEvent(rawBody: Buffer, signature: string | undefined): PaymentEvent {
+  async verifyEvent(rawBody: Buffer, signature: string | undefined): Promise<PaymentEvent> {
     if (!signature) throw new InvalidSignatureError('The Stripe-Signature header is missing');
     try {
       const event = this.#stripe.webhooks.constructEvent(rawBody, signature, this.#options.webhookSecret, SIGNATURE_TOLERANCE_SECONDS);

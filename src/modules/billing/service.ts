@@ -117,7 +117,7 @@ export class BillingService {
   async handleWebhook(rawBody: Buffer, signature: string | undefined): Promise<Receipt> {
     let event: PaymentEvent;
     try {
-      event = this.#deps.provider.verifyEvent(rawBody, signature);
+      event = await this.#deps.provider.verifyEvent(rawBody, signature);
     } catch (err) {
       if (err instanceof InvalidSignatureError) throw Errors.validation(`The webhook signature is not valid: ${err.message}`);
       throw err;
@@ -186,7 +186,7 @@ export class BillingService {
     if (status !== 'open') throw Errors.conflict(`checkout_${status}`, `This checkout session is ${status}.`);
     const page = this.#deps.provider.hostedPage;
     if (!page) throw Errors.notFound('Checkout session');
-    const event = page.paidEvent(session);
+    const event = await page.paidEvent(session);
     await this.handleWebhook(Buffer.from(event.body), event.signature);
     return session;
   }

@@ -1,6 +1,7 @@
-import { extractText, getDocumentProxy } from 'unpdf';
-import mammoth from 'mammoth';
 import type { Format } from './file-types.ts';
+
+// The PDF and DOCX readers are loaded on the first document of their kind: a process that never
+// indexes one (an API server with its workers elsewhere) never holds them.
 
 /** The document cannot be read (corrupt, empty, wrong format): it fails for good, no retry. */
 export class ExtractionError extends Error {
@@ -36,6 +37,7 @@ export async function extract(format: Format, content: Buffer): Promise<Extracte
   switch (format) {
     case 'pdf': {
       try {
+        const { extractText, getDocumentProxy } = await import('unpdf');
         const pdf = await getDocumentProxy(new Uint8Array(content));
         const { totalPages, text } = await extractText(pdf, { mergePages: false });
         await pdf.cleanup?.();
@@ -47,6 +49,7 @@ export async function extract(format: Format, content: Buffer): Promise<Extracte
     }
     case 'docx': {
       try {
+        const { default: mammoth } = await import('mammoth');
         const { value } = await mammoth.extractRawText({ buffer: content });
         result = { pages: [value], pageCount: null };
       } catch (err) {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { freePort } from './helpers/net.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const run = promisify(execFile);
@@ -146,3 +147,46 @@ describe('the server process on its embedded defaults', () => {
     assert.equal(claims.exp - claims.iat, 86400);
   });
 });
+
+describe('npm start under a supervisor', () => {
+  test('SIGTERM to the `npm start` process stops the server it started (no orphan keeps the port or the data directory)', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbn-'));
+    const port = await freePort();
+    const npm = spawn('npm', ['start'], { cwd: root, env: { ...childEnv(dataDir), PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    npm.stdout!.on('data', (d) => (out += d));
+    npm.stderr!.on('data', (d) => (out += d));
+    const npmExited = new Promise((resolve) => npm.once('exit', resolve));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/Server listening at/.test(out)) {
+        assert.ok(Date.now() < deadline, `the server did not start:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const lock = path.join(dataDir, 'switchboard.lock');
+      const serverPid = Number(fs.readFileSync(lock, 'utf8'));
+      assert.equal((await fetch(`http://127.0.0.1:${port}/api/health`)).status, 200);
+      npm.kill('SIGTERM');
+      await npmExited;
+      // The server got the signal too: it shuts down gracefully and releases its lock.
+      const stopped = Date.now() + 15_000;
+      while (fs.existsSync(lock) || isAlive(serverPid)) {
+        assert.ok(Date.now() < stopped, `process ${serverPid} is still running after npm stopped`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await assert.rejects(fetch(`http://127.0.0.1:${port}/api/health`), 'the port is closed');
+    } finally {
+      npm.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -112,7 +112,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   await app.register(knowledgeBaseRoutes(services.knowledgeBase, config.dataDir));
   await app.register(callRoutes(services.calls));
   await app.register(recordingRoutes(services.recordings));
-  await app.register(billingRoutes(services.billing, config.payments));
+  await app.register(billingRoutes(services.billing, { ...config.payments, publicBaseUrl: config.publicBaseUrl }));
   await app.register(analyticsRoutes(services.analytics));
   await app.register(toolRoutes(services.tools));
 

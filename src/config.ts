@@ -201,7 +201,13 @@ function payments(env: Env, publicBaseUrl: string): PaymentsConfig {
     successUrl: url(env, 'CHECKOUT_SUCCESS_URL') ?? `${publicBaseUrl}/api/billing/checkout/return?result=success`,
     cancelUrl: url(env, 'CHECKOUT_CANCEL_URL') ?? `${publicBaseUrl}/api/billing/checkout/return?result=cancelled`,
   };
-  if (provider === 'local') return { provider, stripe: undefined, ...urls };
+  if (provider === 'local') {
+    // The local provider credits whoever clicks Pay: fine for a laptop, a demo or a test, never for customers.
+    if (env.NODE_ENV === 'production' && !flag(env, 'ALLOW_LOCAL_PAYMENTS', false)) {
+      throw new ConfigError('PAYMENT_PROVIDER=local gives credits without payment; with NODE_ENV=production set PAYMENT_PROVIDER=stripe, or ALLOW_LOCAL_PAYMENTS=true to run it anyway');
+    }
+    return { provider, stripe: undefined, ...urls };
+  }
   if (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
   }

@@ -144,6 +144,17 @@ describe('bearer tokens from the embedded issuer (HS256)', () => {
     const anon = await app.inject({ method: 'POST', url: '/api/auth/organizations', payload: { name: 'x' } });
     assert.equal(anon.statusCode, 401);
   });
+
+  test('an API key cannot create an organization: 403 user_token_required, nothing created', async () => {
+    const { app, database } = await testEnv();
+    const org = await createOrg();
+    const name = `Made by a key ${uniqueEmail()}`;
+    const res = await app.inject({ method: 'POST', url: '/api/auth/organizations', headers: { 'x-api-key': org.adminKey }, payload: { name } });
+    assert.equal(res.statusCode, 403);
+    assert.equal(res.json().code, 'user_token_required');
+    const { rows } = await database.pool.query('SELECT count(*)::int AS n FROM organizations WHERE name = $1', [name]);
+    assert.equal(rows[0].n, 0);
+  });
 });
 
 describe('bearer tokens from a production identity provider (JWKS)', () => {

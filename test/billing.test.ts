@@ -84,6 +84,29 @@ describe('billing: purchase and the local checkout', () => {
     assert.equal(status.rows[0]!.status, 'completed');
   });
 
+  test("Pay and Cancel posted from another site are refused (403) and change nothing; from the platform's own page they work", async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const checkout = (await purchase(org, 10)).json();
+    const pay = (headers: Record<string, string>) => app.inject({ method: 'POST', url: `${local(checkout.checkout_url)}/pay`, headers: { ...form, ...headers }, payload: '' });
+    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }, { origin: 'null' }] as Array<Record<string, string>>) {
+      const refused = await pay(headers);
+      assert.equal(refused.statusCode, 403, JSON.stringify(headers));
+      assert.match(String(refused.headers['content-type']), /text\/html/);
+    }
+    const cancel = await app.inject({ method: 'POST', url: `${local(checkout.checkout_url)}/cancel`, headers: { ...form, origin: 'https://evil.example' }, payload: '' });
+    assert.equal(cancel.statusCode, 403);
+    assert.equal(await balanceOf(org.orgId), 0);
+    // What Chromium sends from the page itself (its no-referrer policy makes the Origin null).
+    const paid = await pay({ 'sec-fetch-site': 'same-origin', origin: 'null' });
+    assert.equal(paid.statusCode, 200, paid.body);
+    assert.equal(await balanceOf(org.orgId), 1000);
+    // A browser without Sec-Fetch-Site: its Origin must be the platform's (PUBLIC_BASE_URL of the test configuration).
+    const second = (await purchase(org, 5)).json();
+    const older = await app.inject({ method: 'POST', url: `${local(second.checkout_url)}/pay`, headers: { ...form, origin: 'http://127.0.0.1:3000' }, payload: '' });
+    assert.equal(older.statusCode, 200, older.body);
+  });
+
   test('cancelled and expired sessions cannot be paid; an unknown session is 404', async () => {
     const { app, database } = await testEnv();
     const org = await createOrg();

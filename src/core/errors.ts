@@ -49,6 +49,9 @@ export const Errors = {
     new AppError(403, 'permission_denied', `Role ${role} lacks the permission ${permission}`),
   linkInvalid: () => new AppError(403, 'link_invalid', 'The link signature is not valid'),
   linkExpired: () => new AppError(403, 'link_expired', 'The link has expired'),
+  userTokenRequired: () =>
+    new AppError(403, 'user_token_required', 'This is done by a signed-in user: send Authorization: Bearer <token>, not an API key'),
+  crossSiteRequest: () => new AppError(403, 'cross_site_request', 'This form accepts posts from its own page only'),
   roleTooHigh: (what: string) => new AppError(403, 'role_too_high', `The ${what} is above the caller's role`),
 
   notFound: (resource: string) => new AppError(404, 'not_found', `${resource} not found`),

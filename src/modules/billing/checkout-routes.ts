@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../core/errors.ts';
+import { AppError, Errors } from '../../core/errors.ts';
 import { CheckoutPageParams } from './schemas.ts';
 import { checkoutPage, resultPage } from './checkout-page.ts';
 import type { BillingService } from './service.ts';
@@ -14,7 +14,26 @@ const html = (description: string) => ({ description, content: { 'text/html': { 
  * `checkout.session.completed` event through the webhook path, as a real provider would.
  * No credentials: like a provider's page, it is reached by its link.
  */
-export function checkoutRoutes(service: BillingService, urls: { successUrl: string; cancelUrl: string }): FastifyPluginAsyncTypebox {
+/**
+ * Pay and Cancel are posts without a credential, reached from the page's own form: a post another
+ * site makes the browser send is refused, so a page elsewhere cannot pay a checkout for the person
+ * who opened it. Browsers say where a request comes from in Sec-Fetch-Site; older ones only in
+ * Origin, which must then be the platform's (`null`, which any page can make a browser send, is not).
+ * The page's no-referrer policy makes browsers send `Origin: null` even from the page itself, so
+ * Sec-Fetch-Site, when present, decides.
+ */
+function refuseCrossSite(request: FastifyRequest, platformOrigin: string): void {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) {
+    if (site !== 'same-origin' && site !== 'none') throw Errors.crossSiteRequest();
+    return;
+  }
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== platformOrigin) throw Errors.crossSiteRequest();
+}
+
+export function checkoutRoutes(service: BillingService, urls: { successUrl: string; cancelUrl: string; publicBaseUrl: string }): FastifyPluginAsyncTypebox {
+  const platformOrigin = new URL(urls.publicBaseUrl).origin;
   const send = (reply: FastifyReply, status: number, body: string) => reply.status(status).type('text/html; charset=utf-8').send(body);
   /** A page handler whose refusals (404, 409...) are pages too, not JSON. */
   const asPage = <R extends { params: { session_id: string } }>(render: (req: R, reply: FastifyReply) => Promise<unknown>) =>
@@ -41,16 +60,18 @@ export function checkoutRoutes(service: BillingService, urls: { successUrl: stri
 
     app.post('/api/billing/checkout/:session_id/pay', {
       config,
-      schema: { tags, params: CheckoutPageParams, summary: "Pay (local provider): the signed completion event goes through the webhook's path; once per session", response: { 200: html('Paid'), 404: html('Unknown session'), 409: html('Not open') } },
+      schema: { tags, params: CheckoutPageParams, summary: "Pay (local provider): the signed completion event goes through the webhook's path; once per session", response: { 200: html('Paid'), 403: html('Posted from another site'), 404: html('Unknown session'), 409: html('Not open') } },
     }, asPage(async (req, reply) => {
+      refuseCrossSite(req as FastifyRequest, platformOrigin);
       const session = await service.payLocalCheckout(req.params.session_id);
       return send(reply, 200, resultPage('Payment complete', `${session.credits.toLocaleString('en-US')} credits were added.`, { href: urls.successUrl, text: 'Continue' }));
     }));
 
     app.post('/api/billing/checkout/:session_id/cancel', {
       config,
-      schema: { tags, params: CheckoutPageParams, summary: 'Cancel (local provider): the session can no longer be paid', response: { 200: html('Cancelled'), 404: html('Unknown session'), 409: html('Not open') } },
+      schema: { tags, params: CheckoutPageParams, summary: 'Cancel (local provider): the session can no longer be paid', response: { 200: html('Cancelled'), 403: html('Posted from another site'), 404: html('Unknown session'), 409: html('Not open') } },
     }, asPage(async (req, reply) => {
+      refuseCrossSite(req as FastifyRequest, platformOrigin);
       await service.cancelCheckout(req.params.session_id);
       return send(reply, 200, resultPage('Checkout cancelled', 'Nothing was charged.', { href: urls.cancelUrl, text: 'Back' }));
     }));

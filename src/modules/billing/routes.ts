@@ -7,7 +7,7 @@ import { checkoutRoutes } from './checkout-routes.ts';
 
 const tags = ['Billing'];
 
-export function billingRoutes(service: BillingService, urls: { successUrl: string; cancelUrl: string }): FastifyPluginAsyncTypebox {
+export function billingRoutes(service: BillingService, urls: { successUrl: string; cancelUrl: string; publicBaseUrl: string }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/api/billing/credits', {
       config: { permission: 'billing:read' },

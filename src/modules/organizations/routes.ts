@@ -12,8 +12,8 @@ export function organizationRoutes(service: OrganizationService, members: Member
     app.post('/api/auth/organizations', {
       config: { auth: 'principal' },
       schema: {
-        tags, summary: 'Create an organization; the caller becomes its admin', body: CreateOrganizationBody,
-        response: { 200: envelope(Organization), ...errorResponses(400, 401, 500) },
+        tags, summary: 'Create an organization; the caller (a user signed in with a JWT; an API key is 403 user_token_required) becomes its admin', body: CreateOrganizationBody,
+        response: { 200: envelope(Organization), ...errorResponses(400, 401, 403, 500) },
       },
     }, async (req) => ({ success: true, message: 'Organization created', data: await service.create(req.principal, req.body) }));
 

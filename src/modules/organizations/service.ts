@@ -108,6 +108,8 @@ export class OrganizationService {
 
   /** The calling user creates an organization and becomes its admin. */
   async create(principal: Principal, input: { name: string }): Promise<OrganizationView> {
+    // An API key belongs to one organization; a new organization needs a person to be its admin.
+    if (principal.actor.type !== 'user') throw Errors.userTokenRequired();
     const org = await this.#db.transaction((tx) => createOrganizationIn(tx, input.name, principal.actor.userId));
     return { organization_id: org.id, name: org.name, role: 'admin', created_at: iso(org.createdAt) };
   }

@@ -57,6 +57,8 @@ export async function buildApp(services: Services, options: { closeServices?: bo
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
     forceCloseConnections: 'idle',
+    // Long enough for any id (Fastify's default, 100, answered a 414 to ids that should simply be 404).
+    maxParamLength: 256,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorBody);

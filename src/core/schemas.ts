@@ -45,6 +45,12 @@ export const ORG_ROUTE_ERRORS = [400, 401, 403, 500];
 
 export const Timestamp = Type.String({ format: 'date-time' });
 
+/**
+ * An id in a path. Its format is not validated: an id of the wrong shape names nothing, so it is
+ * simply 404 like any unknown id (decisions.md §1), never a 400.
+ */
+export const PathId = (description: string) => Type.String({ description });
+
 /** A phone number in E.164 (decisions.md §1). */
 export const E164 = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550100' });
 

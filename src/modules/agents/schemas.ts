@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Timestamp, pageQuery } from '../../core/schemas.ts';
+import { Nullable, pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
 
 /** Providers the voice runtime can drive; models are free-form (providers add models weekly). */
 export const STT_PROVIDERS = ['deepgram', 'assemblyai', 'whisper'] as const;
@@ -86,4 +86,4 @@ export const Agent = Type.Object({
 });
 
 export const ListAgentsQuery = Type.Object(pageQuery(50));
-export const AgentIdParams = Type.Object({ agent_id: Type.String({ description: 'agent_ + 12 hex' }) });
+export const AgentIdParams = Type.Object({ agent_id: PathId('agent_ + 12 hex') });

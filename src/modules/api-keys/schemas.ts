@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { NullableTimestamp, RoleSchema, Timestamp, pageQuery } from '../../core/schemas.ts';
+import { NullableTimestamp, pageQuery, PathId, RoleSchema, Timestamp } from '../../core/schemas.ts';
 
 export const ApiKey = Type.Object(
   {
@@ -31,4 +31,4 @@ export const CreateApiKeyBody = Type.Object(
 );
 
 export const ListApiKeysQuery = Type.Object(pageQuery(50));
-export const KeyIdParams = Type.Object({ key_id: Type.String({ description: 'apikey_ + 12 hex' }) });
+export const KeyIdParams = Type.Object({ key_id: PathId('apikey_ + 12 hex') });

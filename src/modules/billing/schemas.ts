@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp, pageQuery } from '../../core/schemas.ts';
+import { pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
 
 export const MIN_PURCHASE_DOLLARS = 5;
 export const MAX_PURCHASE_DOLLARS = 10_000;
@@ -39,6 +39,6 @@ export const Transaction = Type.Object({
 
 export const ListTransactionsQuery = Type.Object(pageQuery(50), { additionalProperties: false });
 
-export const CheckoutPageParams = Type.Object({ session_id: Type.String({ pattern: '^cs_[a-f0-9]{12}$' }) });
+export const CheckoutPageParams = Type.Object({ session_id: PathId('cs_ + 12 hex') });
 
 export const WebhookReceipt = Type.Object({ received: Type.Boolean(), applied: Type.Boolean(), detail: Type.String() });

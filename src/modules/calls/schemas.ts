@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { E164, Nullable, NullableTimestamp, Timestamp } from '../../core/schemas.ts';
+import { E164, Nullable, NullableTimestamp, PathId, Timestamp } from '../../core/schemas.ts';
 
 export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;
 export const FINAL_STATUSES = ['completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;
@@ -11,7 +11,7 @@ export type CallStatus = (typeof CALL_STATUSES)[number];
 const CallSid = Type.String({ pattern: '^call_[A-Za-z0-9]{1,64}$', description: '`call_` + letters and digits' });
 const Credits = Type.Number({ minimum: 0, maximum: 1_000_000, description: 'Credits' });
 
-export const CallSidParams = Type.Object({ call_sid: Type.String({ pattern: '^call_[A-Za-z0-9]+$' }) });
+export const CallSidParams = Type.Object({ call_sid: PathId('call_ + 20 letters and digits') });
 
 export const CostBreakdown = Type.Object(
   { stt: Credits, llm: Credits, tts: Credits, telephony: Credits, platform: Credits },

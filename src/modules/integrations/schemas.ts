@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp, pageQuery } from '../../core/schemas.ts';
+import { pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
 
 const Credentials = Type.Object(
   {
@@ -36,4 +36,4 @@ export const IntegrationSummary = Type.Object({
 export const Integration = Type.Object({ ...IntegrationSummary.properties, client_id: Type.String(), updated_at: Timestamp });
 
 export const ListIntegrationsQuery = Type.Object(pageQuery(50));
-export const IntegrationIdParams = Type.Object({ integration_id: Type.String({ description: 'intg_ + 12 hex' }) });
+export const IntegrationIdParams = Type.Object({ integration_id: PathId('intg_ + 12 hex') });

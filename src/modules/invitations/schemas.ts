@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { RoleSchema, Timestamp } from '../../core/schemas.ts';
+import { PathId, RoleSchema, Timestamp } from '../../core/schemas.ts';
 
 export const INVITATION_DAYS = 7;
 
@@ -24,7 +24,7 @@ export const CreateInvitationBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const InviteIdParams = Type.Object({ invite_id: Type.String({ pattern: '^inv_[A-Za-z0-9]+$' }) });
+export const InviteIdParams = Type.Object({ invite_id: PathId('inv_ + 12 hex') });
 
 export const AcceptedInvitation = Type.Object({
   invitation: Invitation,

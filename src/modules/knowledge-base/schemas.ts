@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, NullableTimestamp, Timestamp } from '../../core/schemas.ts';
+import { Nullable, NullableTimestamp, PathId, Timestamp } from '../../core/schemas.ts';
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 
@@ -56,7 +56,7 @@ export const ListDocumentsQuery = Type.Object({
   sort_direction: Type.Enum(['asc', 'desc'], { default: 'desc' }),
 });
 
-export const DocumentIdParams = Type.Object({ documentation_id: Type.String({ description: 'doc_ + 16 hex' }) });
+export const DocumentIdParams = Type.Object({ documentation_id: PathId('doc_ + 16 hex') });
 
 export const SearchBody = Type.Object(
   {

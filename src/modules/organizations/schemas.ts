@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, RoleSchema, Timestamp, pageQuery } from '../../core/schemas.ts';
+import { Nullable, pageQuery, PathId, RoleSchema, Timestamp } from '../../core/schemas.ts';
 
 export const Organization = Type.Object({
   organization_id: Type.String({ pattern: '^org_[a-f0-9]{12}$' }),
@@ -33,6 +33,6 @@ export const Member = Type.Object({
 
 export const ListMembersQuery = Type.Object(pageQuery(50));
 
-export const MemberParams = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const MemberParams = Type.Object({ user_id: PathId('user_ + 12 hex') });
 
 export const UpdateMemberBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });

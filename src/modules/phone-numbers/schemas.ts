@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { E164, Nullable, Timestamp, pageQuery } from '../../core/schemas.ts';
+import { E164, Nullable, pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
 
 /** The import body of section 4.6; the provider-specific rules are checked by the service. */
 export const ImportPhoneNumberBody = Type.Object(
@@ -57,4 +57,4 @@ export const PhoneNumber = Type.Object({
 });
 
 export const ListPhoneNumbersQuery = Type.Object(pageQuery(50));
-export const PhoneNumberIdParams = Type.Object({ phone_number_id: Type.String({ description: 'phon_ + 12 hex' }) });
+export const PhoneNumberIdParams = Type.Object({ phone_number_id: PathId('phon_ + 12 hex') });

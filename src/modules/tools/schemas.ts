@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Timestamp, pageQuery } from '../../core/schemas.ts';
+import { Nullable, pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
 
 const Parameter = Type.Object(
   {
@@ -80,4 +80,4 @@ export const ToolTestResult = Type.Object({
 });
 
 export const ListToolsQuery = Type.Object(pageQuery(50));
-export const ToolIdParams = Type.Object({ tool_id: Type.String({ description: 'tool_ + 12 hex' }) });
+export const ToolIdParams = Type.Object({ tool_id: PathId('tool_ + 12 hex') });

@@ -6,6 +6,8 @@ import type { Services } from './services.ts';
 import { registerAuth } from './core/auth/plugin.ts';
 import { registerErrorHandling } from './core/error-handler.ts';
 import { registerSecurityHeaders } from './core/http/security-headers.ts';
+import { clientErrorHandler, frameworkErrors } from './core/http/framework-errors.ts';
+import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts.ts';
 import { ErrorBody } from './core/schemas.ts';
 import { agentRoutes } from './modules/agents/routes.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
@@ -57,6 +59,9 @@ export async function buildApp(services: Services, options: { closeServices?: bo
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
     forceCloseConnections: 'idle',
+    ...serverTimeoutOptions(services.config.http),
+    clientErrorHandler,
+    frameworkErrors,
     // Long enough for any id (Fastify's default, 100, answered a 414 to ids that should simply be 404).
     maxParamLength: 256,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -65,6 +70,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
   registerSecurityHeaders(app);
+  registerBodyWatchdog(app, services.config.http);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

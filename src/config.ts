@@ -13,6 +13,7 @@ export interface Config {
   /** Base URL the platform is reached at, used for links it hands out. */
   publicBaseUrl: string;
   jwt: JwtConfig;
+  http: HttpConfig;
   /** Whether to create the "Default" organization and its admin key on an empty database. */
   bootstrap: boolean;
   /** Keep API-key lookups in memory (revocations still apply on the next request; see credential-cache.ts). */
@@ -32,6 +33,17 @@ export interface Config {
   creditsPerDollar: number;
   mail: MailConfig;
   payments: PaymentsConfig;
+}
+
+/** How long a client may take to send a request (src/core/http/timeouts.ts). */
+export interface HttpConfig {
+  headersTimeoutMs: number;
+  /** The longest pause in a body, and the deadline of an ordinary body. */
+  bodyTimeoutMs: number;
+  /** The least average rate of a large upload (knowledge-base files, recordings), after the body timeout. */
+  uploadMinBytesPerSecond: number;
+  /** A connection with nothing in flight is closed after this long. */
+  idleTimeoutMs: number;
 }
 
 export interface PaymentsConfig {
@@ -254,6 +266,12 @@ export function loadConfig(env: Env = process.env): Config {
       issuer: env.JWT_ISSUER || 'switchboard-local',
       audience: env.JWT_AUDIENCE || 'switchboard',
       maxTtlSeconds: integer(env, 'JWT_MAX_TTL_SECONDS', 86_400, 60, 31_536_000),
+    },
+    http: {
+      headersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', 20, 1, 600) * 1000,
+      bodyTimeoutMs: integer(env, 'HTTP_BODY_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
+      uploadMinBytesPerSecond: integer(env, 'UPLOAD_MIN_BYTES_PER_SECOND', 4096, 1, 1_000_000_000),
+      idleTimeoutMs: integer(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 120, 1, 3600) * 1000,
     },
     bootstrap: flag(env, 'BOOTSTRAP', true),
     authCache: flag(env, 'AUTH_CACHE', true),

@@ -31,6 +31,7 @@ export class AppError extends Error {
 
 export const Errors = {
   validation: (detail: string, errors?: FieldError[]) => new AppError(400, 'validation_error', detail, errors),
+  badRequest: (detail: string, code = 'bad_request') => new AppError(400, code, detail),
   invalidCursor: () => new AppError(400, 'invalid_cursor', 'The cursor is not valid for this list'),
   destinationRefused: (detail: string) =>
     new AppError(400, 'destination_refused', `The webhook destination is not allowed: ${detail}`),
@@ -58,7 +59,10 @@ export const Errors = {
   routeNotFound: (method: string, url: string) => new AppError(404, 'route_not_found', `Route ${method} ${url} not found`),
 
   conflict: (code: string, detail: string, options?: ErrorOptions) => new AppError(409, code, detail, undefined, undefined, options),
+  requestTimeout: () => new AppError(408, 'request_timeout', 'The request was not received in time'),
   payloadTooLarge: (detail: string) => new AppError(413, 'payload_too_large', detail),
+  uriTooLong: () => new AppError(414, 'uri_too_long', 'A part of the path is too long'),
+  headersTooLarge: () => new AppError(431, 'headers_too_large', 'The request headers are too large'),
   unsupportedMediaType: (detail: string) => new AppError(415, 'unsupported_media_type', detail),
   rangeNotSatisfiable: (size: number) =>
     new AppError(416, 'range_not_satisfiable', `The requested range is outside the ${size} bytes of the file`, undefined, { 'content-range': `bytes */${size}` }),

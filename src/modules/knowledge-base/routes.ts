@@ -21,7 +21,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
     await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES + 1, files: 2, fields: 10, fieldSize: 64 * 1024, parts: 20 }, throwFileSizeLimit: true });
 
     app.post('/api/knowledge-base', {
-      config: { permission: 'kb:create' },
+      config: { permission: 'kb:create', largeUpload: true },
       bodyLimit: 12 * 1024 * 1024,
       schema: {
         tags, headers: OrganizationHeader,

@@ -8,6 +8,7 @@ import { registerErrorHandling } from './core/error-handler.ts';
 import { registerSecurityHeaders } from './core/http/security-headers.ts';
 import { clientErrorHandler, frameworkErrors } from './core/http/framework-errors.ts';
 import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts.ts';
+import { createRequestLimiter } from './core/http/rate-limit.ts';
 import { ErrorBody } from './core/schemas.ts';
 import { agentRoutes } from './modules/agents/routes.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
@@ -109,7 +110,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   });
 
   const { config } = services;
-  registerAuth(app, services.authenticator);
+  registerAuth(app, services.authenticator, await createRequestLimiter(app, config.rateLimit, services.adapters.redis));
   await app.register(systemRoutes(services.system));
   await app.register(organizationRoutes(services.organizations, services.members));
   await app.register(invitationRoutes(services.invitations));

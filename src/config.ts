@@ -14,6 +14,7 @@ export interface Config {
   publicBaseUrl: string;
   jwt: JwtConfig;
   http: HttpConfig;
+  rateLimit: RateLimitConfig;
   /** Whether to create the "Default" organization and its admin key on an empty database. */
   bootstrap: boolean;
   /** Keep API-key lookups in memory (revocations still apply on the next request; see credential-cache.ts). */
@@ -44,6 +45,14 @@ export interface HttpConfig {
   uploadMinBytesPerSecond: number;
   /** A connection with nothing in flight is closed after this long. */
   idleTimeoutMs: number;
+}
+
+/** Requests a minute per API key or user, and per client address for anonymous traffic. */
+export interface RateLimitConfig {
+  perMinute: number;
+  publicPerMinute: number;
+  /** Shared counters for several server processes. */
+  redisUrl: string | undefined;
 }
 
 export interface PaymentsConfig {
@@ -272,6 +281,11 @@ export function loadConfig(env: Env = process.env): Config {
       bodyTimeoutMs: integer(env, 'HTTP_BODY_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
       uploadMinBytesPerSecond: integer(env, 'UPLOAD_MIN_BYTES_PER_SECOND', 4096, 1, 1_000_000_000),
       idleTimeoutMs: integer(env, 'HTTP_IDLE_TIMEOUT_SECONDS', 120, 1, 3600) * 1000,
+    },
+    rateLimit: {
+      perMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1, 100_000_000),
+      publicPerMinute: integer(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 300, 1, 100_000_000),
+      redisUrl: url(env, 'REDIS_URL'),
     },
     bootstrap: flag(env, 'BOOTSTRAP', true),
     authCache: flag(env, 'AUTH_CACHE', true),

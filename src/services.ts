@@ -11,7 +11,8 @@ import type { Mailer } from './adapters/mail/mailer.ts';
 import type { PaymentProvider } from './adapters/payments/payment-provider.ts';
 import type { SipTrunks } from './adapters/sip/sip-trunks.ts';
 import type { ObjectStore } from './adapters/storage/object-store.ts';
-import { createEmbedder, createMailer, createObjectStore, createPaymentProvider, createSipTrunks } from './adapters/factories.ts';
+import { createEmbedder, createMailer, createObjectStore, createPaymentProvider, createRedis, createSipTrunks } from './adapters/factories.ts';
+import type { Redis } from 'ioredis';
 import { JobQueue } from './jobs/queue.ts';
 import { JOB_DEFINITIONS } from './jobs/definitions.ts';
 import type { JobUnit } from './jobs/job.ts';
@@ -50,6 +51,8 @@ export interface Adapters {
   payments: PaymentProvider;
   secrets: SecretBox;
   tokens: TokenVerifier;
+  /** Shared counters of several processes (REDIS_URL), when configured. */
+  redis: Redis | undefined;
 }
 
 /** Everything a process of the platform runs on, built once. */
@@ -105,6 +108,7 @@ async function buildAdapters(config: Config, database: Database, log: Logger, gi
     payments: given.payments ?? (await createPaymentProvider(config, encryptionKey)),
     secrets: given.secrets ?? new SecretBox(encryptionKey),
     tokens: given.tokens ?? new TokenVerifier(config.jwt, resolveJwtSecret(config.jwt, config.dataDir)),
+    redis: given.redis ?? (await createRedis(config)),
   };
 }
 
@@ -175,6 +179,7 @@ export async function buildServices(config: Config, database: Database, options:
     jobs: [...knowledgeBaseJobs(indexer), ...invitationJobs(emailer)],
     async close() {
       await credentials.revocations.stop();
+      adapters.redis?.disconnect();
       if (ownQueue) await queue.stop();
     },
   };

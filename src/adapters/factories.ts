@@ -7,6 +7,7 @@ import type { ObjectStore } from './storage/object-store.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { PaymentProvider } from './payments/payment-provider.ts';
 import type { SipTrunks } from './sip/sip-trunks.ts';
+import type { Redis } from 'ioredis';
 
 /*
  * The configured implementation of each adapter interface. Providers' SDKs are imported only when
@@ -45,4 +46,12 @@ export async function createPaymentProvider(config: Config, platformSecret: Buff
     return new StripePayments({ ...payments.stripe, successUrl: payments.successUrl, cancelUrl: payments.cancelUrl });
   }
   return new (await import('./payments/local-payments.ts')).LocalPayments(config.publicBaseUrl, platformSecret);
+}
+
+/** The Redis of REDIS_URL (shared rate-limit counts), when configured. */
+export async function createRedis(config: Config): Promise<Redis | undefined> {
+  if (!config.rateLimit.redisUrl) return undefined;
+  const { Redis } = await import('ioredis');
+  // Fail fast rather than queue: a request must not wait on a Redis that is down.
+  return new Redis(config.rateLimit.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal, RequestContext } from '../context.ts';
 import { Errors } from '../errors.ts';
 import { hasPermission } from '../permissions.ts';
@@ -29,25 +29,46 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Authenticates in `onRequest`, so a caller without access never reaches body parsing or validation. */
-export function registerAuth(app: FastifyInstance, authenticator: Authenticator): void {
+/**
+ * Counts a request against its rate limit (src/core/http/rate-limit.ts): by its credential once it is
+ * known, by its client address otherwise. Throws 429 when over.
+ */
+export type RequestLimiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/**
+ * Authenticates in `onRequest`, so a caller without access never reaches body parsing or validation.
+ * The rate limit is counted between identifying the caller and refusing it, so a flood of bad
+ * credentials is limited by its address like any anonymous traffic.
+ */
+export function registerAuth(app: FastifyInstance, authenticator: Authenticator, limit: RequestLimiter = async () => {}): void {
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.decorateRequest('principal', null as unknown as Principal);
 
-  app.addHook('onRequest', async (request) => {
-    const config = request.routeOptions.config;
-    const auth: RouteAuth = config?.auth ?? 'org';
-    if (auth === 'public' || request.is404) return;
-    const principal = await authenticator.principal(
-      { apiKey: header(request, 'x-api-key'), authorization: header(request, 'authorization') },
-      request.id,
-    );
-    request.principal = principal;
-    if (auth === 'principal') return;
-    const ctx = await authenticator.context(principal, header(request, 'x-organization-id'));
-    if (config.permission && !hasPermission(ctx.role, config.permission)) {
-      throw Errors.permissionDenied(config.permission, ctx.role);
+  app.addHook('onRequest', async (request, reply) => {
+    let refusal: unknown;
+    try {
+      await authenticate(request, authenticator);
+    } catch (err) {
+      refusal = err;
     }
-    request.ctx = ctx;
+    await limit(request, reply);
+    if (refusal) throw refusal;
   });
+}
+
+async function authenticate(request: FastifyRequest, authenticator: Authenticator): Promise<void> {
+  const config = request.routeOptions.config;
+  const auth: RouteAuth = config?.auth ?? 'org';
+  if (auth === 'public' || request.is404) return;
+  const principal = await authenticator.principal(
+    { apiKey: header(request, 'x-api-key'), authorization: header(request, 'authorization') },
+    request.id,
+  );
+  request.principal = principal;
+  if (auth === 'principal') return;
+  const ctx = await authenticator.context(principal, header(request, 'x-organization-id'));
+  if (config.permission && !hasPermission(ctx.role, config.permission)) {
+    throw Errors.permissionDenied(config.permission, ctx.role);
+  }
+  request.ctx = ctx;
 }

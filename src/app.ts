@@ -9,6 +9,7 @@ import { registerSecurityHeaders } from './core/http/security-headers.ts';
 import { clientErrorHandler, frameworkErrors } from './core/http/framework-errors.ts';
 import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts.ts';
 import { createRequestLimiter } from './core/http/rate-limit.ts';
+import { registerInputGuards } from './core/http/input-guards.ts';
 import { ErrorBody } from './core/schemas.ts';
 import { agentRoutes } from './modules/agents/routes.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
@@ -64,7 +65,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
     clientErrorHandler,
     frameworkErrors,
     // Long enough for any id (Fastify's default, 100, answered a 414 to ids that should simply be 404).
-    maxParamLength: 256,
+    routerOptions: { maxParamLength: 256 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorBody);
@@ -72,6 +73,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   acceptEmptyJsonBodies(app);
   registerSecurityHeaders(app);
   registerBodyWatchdog(app, services.config.http);
+  registerInputGuards(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -1,4 +1,6 @@
 import { Errors } from './errors.ts';
+import { unstorableText } from './http/input-guards.ts';
+import { isStorableInstant } from './time-zones.ts';
 
 /**
  * Opaque keyset cursors: base64url of the position after which the next page starts
@@ -15,16 +17,20 @@ export function encodeCursor(position: KeysetPosition): string {
   return Buffer.from(JSON.stringify([position.value, position.id])).toString('base64url');
 }
 
+/** A string a cursor may carry: short, and storable (no NUL, no lone surrogate). */
+const cursorText = (value: unknown, max: number): value is string =>
+  typeof value === 'string' && value.length <= max && unstorableText(value) === undefined;
+
+/**
+ * Decodes a cursor, or 400 `invalid_cursor`. Cursors come from clients, so what they decode to is
+ * checked as strictly as any input: a text value and the id must be storable text, a number finite.
+ */
 export function decodeCursor(cursor: string): KeysetPosition {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (
-      Array.isArray(parsed) &&
-      parsed.length === 2 &&
-      typeof parsed[1] === 'string' &&
-      (parsed[0] === null || typeof parsed[0] === 'string' || typeof parsed[0] === 'number')
-    ) {
-      return { value: parsed[0], id: parsed[1] };
+    if (Array.isArray(parsed) && parsed.length === 2 && cursorText(parsed[1], 200)) {
+      const [value, id] = parsed as [unknown, string];
+      if (value === null || cursorText(value, 1000) || (typeof value === 'number' && Number.isFinite(value))) return { value, id };
     }
   } catch {
     // fall through: any undecodable cursor is the caller's mistake
@@ -32,12 +38,19 @@ export function decodeCursor(cursor: string): KeysetPosition {
   throw Errors.invalidCursor();
 }
 
-/** Decodes a cursor whose sort value must be a timestamp. */
+/** Decodes a cursor whose sort value must be a timestamp the database can compare (years 1 to 9999). */
 export function decodeTimeCursor(cursor: string): { at: Date; id: string } {
   const { value, id } = decodeCursor(cursor);
   const at = typeof value === 'string' ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(at.getTime())) throw Errors.invalidCursor();
+  if (!isStorableInstant(at)) throw Errors.invalidCursor();
   return { at, id };
+}
+
+/** Decodes a cursor whose sort value must be a whole number of the given range (e.g. a size in bytes). */
+export function decodeIntegerCursor(cursor: string, min = 0): { value: number; id: string } {
+  const { value, id } = decodeCursor(cursor);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw Errors.invalidCursor();
+  return { value, id };
 }
 
 export interface Page<T> {

@@ -24,9 +24,24 @@ function fieldErrors(context: string | undefined, issues: AjvIssue[]): FieldErro
   });
 }
 
+/**
+ * The SQLSTATE of a PostgreSQL error (Drizzle wraps it as the cause). Class 22, data exceptions (a
+ * value out of range, an invalid date or encoding...), is a value the client sent that no check
+ * caught: the client's mistake, answered 400 rather than 500.
+ */
+function dataException(error: Error): string | undefined {
+  for (let err: unknown = error, depth = 0; err instanceof Error && depth < 5; err = err.cause, depth++) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code) && 'severity' in err) return code;
+  }
+  return undefined;
+}
+
 /** Maps anything thrown to one AppError; the only place that knows Fastify's own error shapes. */
 export function toAppError(error: FastifyError | Error): AppError {
   if (error instanceof AppError) return error;
+  const sqlstate = dataException(error);
+  if (sqlstate) return Errors.validation(`A value of the request cannot be stored or compared (SQLSTATE ${sqlstate})`);
   const fastifyError = error as FastifyError & { validationContext?: string };
   if (fastifyError.validation) {
     const errors = fieldErrors(fastifyError.validationContext, fastifyError.validation as unknown as AjvIssue[]);

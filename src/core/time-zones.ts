@@ -72,9 +72,19 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00.000Z`) - Date.parse(`${from}T00:00:00.000Z`)) / 86_400_000);
 }
 
+/** The instants the API accepts: years 0001 to 9999 (JavaScript and PostgreSQL both go further, but not equally far). */
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+export function isStorableInstant(at: Date): boolean {
+  const time = at.getTime();
+  return !Number.isNaN(time) && time >= FIRST_INSTANT && time <= LAST_INSTANT;
+}
+
 /** An ISO 8601 instant from a request, or 400 naming the field (`body.end_time`, `querystring.from`...). */
 export function parseInstant(value: string, path: string): Date {
   const at = new Date(value);
   if (Number.isNaN(at.getTime())) throw Errors.validation(`Invalid ${path}`, [{ path, message: 'is not a valid date-time' }]);
+  if (!isStorableInstant(at)) throw Errors.validation(`Invalid ${path}`, [{ path, message: 'is out of range (years 0001 to 9999)' }]);
   return at;
 }

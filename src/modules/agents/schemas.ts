@@ -7,7 +7,8 @@ export const TTS_PROVIDERS = ['elevenlabs', 'cartesia', 'openai', 'azure'] as co
 export const LLM_PROVIDERS = ['openai', 'anthropic', 'groq', 'google'] as const;
 
 const Language = Type.String({ pattern: '^[A-Za-z]{2}(-[A-Za-z]{2})?$', description: 'Language code, stored uppercase (EN, EN-US)' });
-const IdList = (description: string) => Type.Array(Type.String(), { maxItems: 100, uniqueItems: true, description });
+/** Ids in a body are checked for their shape: a malformed one is the caller's mistake (400 naming it), not a missing record. */
+const IdList = (pattern: string, description: string) => Type.Array(Type.String({ pattern }), { maxItems: 100, uniqueItems: true, description });
 
 const editable = {
   agent_name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -24,8 +25,8 @@ const editable = {
   temperature: Type.Number({ minimum: 0, maximum: 2 }),
   max_call_duration_seconds: Type.Integer({ minimum: 10, maximum: 14400 }),
   recording_enabled: Type.Boolean(),
-  tool_ids: IdList('Tools the agent may call (replaces the whole set)'),
-  documentation_ids: IdList('Knowledge-base documents the agent searches (replaces the whole set)'),
+  tool_ids: IdList('^tool_[a-f0-9]{12}$', 'Tools the agent may call (replaces the whole set)'),
+  documentation_ids: IdList('^doc_[a-f0-9]{16}$', 'Knowledge-base documents the agent searches (replaces the whole set)'),
 };
 
 export const CreateAgentBody = Type.Object(

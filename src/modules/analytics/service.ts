@@ -11,6 +11,8 @@ type Query = Static<typeof DailyQuery>;
 type Point = Static<typeof DailyPoint>;
 type Metrics = Static<typeof DailyMetrics>;
 
+const LAST_DAY = '9999-12-31';
+
 const invalid = (field: string, message: string) => Errors.validation(`Invalid ${field}`, [{ path: `querystring.${field}`, message }]);
 
 const instant = (value: string, field: string) => parseInstant(value, `querystring.${field}`);
@@ -54,6 +56,8 @@ export class AnalyticsService {
     const tz = query.timezone;
     for (const field of ['start_date', 'end_date'] as const) {
       if (query[field] !== undefined && !isCalendarDate(query[field])) throw invalid(field, 'is not a calendar date');
+      // A day series ends the day after end_date: it must still be a date of the API's range.
+      if (query[field] !== undefined && query[field] >= LAST_DAY) throw invalid(field, `is out of range (before ${LAST_DAY})`);
     }
     const endDate = query.end_date ?? zonedDay(new Date(), tz);
     const startDate = query.start_date ?? addDays(endDate, -30);

@@ -5,7 +5,7 @@ import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newCallSid } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
-import { parseInstant } from '../../core/time-zones.ts';
+import { isStorableInstant, parseInstant } from '../../core/time-zones.ts';
 import type { CostBreakdown } from '../../db/schema/index.ts';
 import { roundCredits } from '../../core/credits.ts';
 import type { AgentService } from '../agents/service.ts';
@@ -54,8 +54,12 @@ export function toCall(row: CallRow): CallView {
 function boundary(value: string | undefined, edge: 'from' | 'to'): Date | undefined {
   if (value === undefined) return undefined;
   const isDay = value.length === 10;
-  const at = parseInstant(isDay ? `${value}T00:00:00.000Z` : value, `querystring.${edge}`);
-  return isDay && edge === 'to' ? new Date(at.getTime() + 86_400_000) : at;
+  const path = `querystring.${edge}`;
+  const at = parseInstant(isDay ? `${value}T00:00:00.000Z` : value, path);
+  if (!(isDay && edge === 'to')) return at;
+  const end = new Date(at.getTime() + 86_400_000);
+  if (!isStorableInstant(end)) throw Errors.validation(`Invalid ${path}`, [{ path, message: 'is out of range (years 0001 to 9999)' }]);
+  return end;
 }
 
 function time(value: string | undefined, field: string): Date | undefined {

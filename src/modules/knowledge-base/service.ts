@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Static } from 'typebox';
 import { withClientTransaction, type Database } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
-import { decodeCursor, decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
+import { decodeCursor, decodeIntegerCursor, decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newDocumentId } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
@@ -178,8 +178,9 @@ export class KnowledgeBaseService {
       const { at, id } = decodeTimeCursor(cursor);
       return { value: at, id };
     }
+    if (by === 'size') return decodeIntegerCursor(cursor);
     const { value, id } = decodeCursor(cursor);
-    if (value === null || typeof value !== (by === 'size' ? 'number' : 'string')) throw Errors.invalidCursor();
+    if (typeof value !== 'string') throw Errors.invalidCursor();
     return { value, id };
   }
 }

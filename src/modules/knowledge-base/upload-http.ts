@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { Errors, type FieldError } from '../../core/errors.ts';
+import { AppError, Errors, type FieldError } from '../../core/errors.ts';
+import { unstorableText } from '../../core/http/input-guards.ts';
 import { spool, TooLargeError, type SpooledFile } from '../../adapters/storage/spool.ts';
 import { MAX_FILE_BYTES } from './schemas.ts';
 import type { DocumentUpload } from './service.ts';
@@ -24,7 +25,13 @@ export async function readDocumentUpload(request: FastifyRequest, tmpDir: string
           continue;
         }
         try {
-          file = { spooled: await spool(part.file, { dir: tmpDir, maxBytes: MAX_FILE_BYTES }), filename: part.filename || 'upload' };
+          const filename = part.filename || 'upload';
+          if (unstorableText(filename) || filename.length > 255) {
+            part.file.resume();
+            errors.push({ path: 'body.file', message: 'the file name must be 1-255 characters of valid text' });
+            continue;
+          }
+          file = { spooled: await spool(part.file, { dir: tmpDir, maxBytes: MAX_FILE_BYTES }), filename };
         } catch (err) {
           if (err instanceof TooLargeError || (err as { statusCode?: number }).statusCode === 413) {
             throw Errors.payloadTooLarge(`The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB`);
@@ -34,7 +41,10 @@ export async function readDocumentUpload(request: FastifyRequest, tmpDir: string
       } else if (!FIELDS.has(part.fieldname)) {
         errors.push({ path: `body.${part.fieldname}`, message: 'unknown field' });
       } else {
-        fields[part.fieldname] = String(part.value);
+        const value = String(part.value);
+        const problem = unstorableText(value);
+        if (problem) errors.push({ path: `body.${part.fieldname}`, message: problem });
+        else fields[part.fieldname] = value;
       }
     }
     const name = fields.name?.trim() ?? '';
@@ -46,6 +56,9 @@ export async function readDocumentUpload(request: FastifyRequest, tmpDir: string
     return { name, agentId: fields.agent_id || undefined, file: file!.spooled, filename: file!.filename };
   } catch (err) {
     await file?.spooled.discard();
-    throw err;
+    if (err instanceof AppError) throw err;
+    if ((err as { statusCode?: number }).statusCode === 413) throw Errors.payloadTooLarge('The upload has too many parts or fields');
+    // The multipart parser's own complaints (no boundary, a body that ends mid-part...) are the client's.
+    throw Errors.validation(`The multipart body is malformed: ${(err as Error).message}`, [{ path: 'body', message: 'is not well-formed multipart/form-data' }]);
   }
 }

@@ -30,6 +30,23 @@ export function toToolView(row: ToolRow): ToolView {
   };
 }
 
+/**
+ * The webhook URL must be one a request can be made to: the schema checks its shape, the URL parser
+ * what the shape lets through (a port past 65535, an unclosed IPv6 bracket, a bad escape in the host).
+ */
+function checkWebhookUrl(value: string | undefined): void {
+  if (value === undefined) return;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw Errors.validation('Invalid webhook_url', [{ path: 'body.webhook_url', message: 'is not a valid http or https URL' }]);
+  }
+}
+
 function checkParameters(parameters: ToolParameter[] | undefined): void {
   const seen = new Set<string>();
   for (const [i, p] of (parameters ?? []).entries()) {
@@ -64,6 +81,7 @@ export class ToolService {
   }
 
   async create(ctx: RequestContext, input: Static<typeof CreateToolBody>): Promise<ToolView> {
+    checkWebhookUrl(input.webhook_url);
     checkParameters(input.parameters as ToolParameter[] | undefined);
     const row = await new ToolRepository(this.#db).insert(ctx.orgId, {
       headers: {}, parameters: [], ...(columns(input) as NewToolRow), id: newId('tool'),
@@ -82,6 +100,7 @@ export class ToolService {
 
   /** Only the fields given change; a tool of another organization is 403, as the specification says. */
   async update(ctx: RequestContext, toolId: string, input: Static<typeof UpdateToolBody>): Promise<ToolView> {
+    checkWebhookUrl(input.webhook_url);
     checkParameters(input.parameters as ToolParameter[] | undefined);
     const repo = new ToolRepository(this.#db);
     let row: ToolRow | undefined;

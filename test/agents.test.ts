@@ -2,21 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { testEnv } from './helpers/env.ts';
-import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
-
-export async function createAgent(org: TestOrg, body: Record<string, unknown> = {}) {
-  const { app } = await testEnv();
-  const res = await app.inject({ method: 'POST', url: '/api/agents', headers: asRole(org, 'admin'), payload: { agent_name: 'Receptionist', ...body } });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json().data;
-}
+import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 
 const agentPath = async (org: TestOrg) => `/api/agents/${(await createAgent(org)).agent_id}`;
-runAuthMatrix({ method: 'POST', path: () => '/api/agents', body: () => ({ agent_name: 'm' }), permission: 'agents:create' });
-runAuthMatrix({ method: 'GET', path: () => '/api/agents', permission: 'agents:read' });
-runAuthMatrix({ method: 'GET', path: agentPath, permission: 'agents:read', foreignStatus: 404 });
-runAuthMatrix({ method: 'PATCH', path: agentPath, body: () => ({ agent_name: 'n' }), permission: 'agents:update', foreignStatus: 404 });
-runAuthMatrix({ method: 'DELETE', path: agentPath, permission: 'agents:delete', foreignStatus: 404 });
+runAuthMatrix({ method: 'POST', route: '/api/agents', path: () => '/api/agents', body: () => ({ agent_name: 'm' }), permission: 'agents:create' });
+runAuthMatrix({ method: 'GET', route: '/api/agents', path: () => '/api/agents', permission: 'agents:read' });
+runAuthMatrix({ method: 'GET', route: '/api/agents/{agent_id}', path: agentPath, permission: 'agents:read', foreignStatus: 404 });
+runAuthMatrix({ method: 'PATCH', route: '/api/agents/{agent_id}', path: agentPath, body: () => ({ agent_name: 'n' }), permission: 'agents:update', foreignStatus: 404 });
+runAuthMatrix({ method: 'DELETE', route: '/api/agents/{agent_id}', path: agentPath, permission: 'agents:delete', foreignStatus: 404 });
 
 describe('agents', () => {
   test('create with defaults; language stored uppercase; the full agent on get', async () => {

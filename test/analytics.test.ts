@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { testEnv } from './helpers/env.ts';
-import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
-import { createAgent, createCall, patchCall } from './helpers/calls.ts';
+import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { createCall, patchCall } from './helpers/calls.ts';
 
-runAuthMatrix({ method: 'GET', path: () => '/api/analytics/calls/daily', permission: 'analytics:read' });
+runAuthMatrix({ method: 'GET', route: '/api/analytics/calls/daily', path: () => '/api/analytics/calls/daily', permission: 'analytics:read' });
 
 interface MadeCall { at: number; agentId: string; cost: number; duration: number }
 
@@ -53,7 +53,7 @@ describe('analytics: daily and per-minute series from the rollups', () => {
 
   before(async () => {
     org = await createOrg();
-    agents = [await createAgent(org), await createAgent(org)];
+    agents = [(await createAgent(org)).agent_id, (await createAgent(org)).agent_id];
     const times = instants();
     await Promise.all(times.map(async (at, i) => {
       const agentId = agents[i % 2]!;

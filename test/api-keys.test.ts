@@ -11,14 +11,14 @@ async function newKey(org: TestOrg, role: 'admin' | 'agent_manager' | 'user' = '
   return issueApiKey(database.db, org.orgId, { userId: org.userId, name: `k-${role}`, role });
 }
 
-runAuthMatrix({ method: 'POST', path: () => '/api/api-keys', body: () => ({ name: 'm', role: 'user' }), permission: 'api_keys:create' });
-runAuthMatrix({ method: 'GET', path: () => '/api/api-keys', permission: 'api_keys:read' });
+runAuthMatrix({ method: 'POST', route: '/api/api-keys', path: () => '/api/api-keys', body: () => ({ name: 'm', role: 'user' }), permission: 'api_keys:create' });
+runAuthMatrix({ method: 'GET', route: '/api/api-keys', path: () => '/api/api-keys', permission: 'api_keys:read' });
 runAuthMatrix({
-  method: 'GET', permission: 'api_keys:read', foreignStatus: 404,
+  method: 'GET', route: '/api/api-keys/{key_id}', permission: 'api_keys:read', foreignStatus: 404,
   path: async (org) => `/api/api-keys/${(await newKey(org)).view.key_id}`,
 });
 runAuthMatrix({
-  method: 'DELETE', permission: 'api_keys:delete', foreignStatus: 404,
+  method: 'DELETE', route: '/api/api-keys/{key_id}', permission: 'api_keys:delete', foreignStatus: 404,
   path: async (org) => `/api/api-keys/${(await newKey(org)).view.key_id}`,
 });
 

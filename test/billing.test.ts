@@ -6,13 +6,13 @@ import Stripe from 'stripe';
 import { LocalPayments } from '../src/adapters/payments/local-payments.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
-import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
-import { balanceOf, createAgent, createCall, grantCredits, patchCall } from './helpers/calls.ts';
+import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { balanceOf, createCall, grantCredits, patchCall } from './helpers/calls.ts';
 import { startStripeStandIn } from './helpers/stripe-standin.ts';
 
-runAuthMatrix({ method: 'GET', path: () => '/api/billing/credits', permission: 'billing:read' });
-runAuthMatrix({ method: 'GET', path: () => '/api/billing/transactions', permission: 'billing:read' });
-runAuthMatrix({ method: 'POST', path: () => '/api/billing/credits/purchase', body: () => ({ amount: 10 }), permission: 'billing:purchase' });
+runAuthMatrix({ method: 'GET', route: '/api/billing/credits', path: () => '/api/billing/credits', permission: 'billing:read' });
+runAuthMatrix({ method: 'GET', route: '/api/billing/transactions', path: () => '/api/billing/transactions', permission: 'billing:read' });
+runAuthMatrix({ method: 'POST', route: '/api/billing/credits/purchase', path: () => '/api/billing/credits/purchase', body: () => ({ amount: 10 }), permission: 'billing:purchase' });
 
 async function purchase(org: TestOrg, amount: number, extra: Record<string, string> = {}, app?: FastifyInstance) {
   const target = app ?? (await testEnv()).app;
@@ -164,7 +164,7 @@ describe('billing: purchase and the local checkout', () => {
   test('200 concurrent call debits against a balance that covers 50: exactly 50 billed, balance 0, the ledger sums to it', async () => {
     const { database } = await testEnv();
     const org = await createOrg();
-    const agentId = await createAgent(org);
+    const agentId = (await createAgent(org)).agent_id;
     await grantCredits(org.orgId, 250);
     const calls = [];
     for (let i = 0; i < 200; i += 20) calls.push(...(await Promise.all(Array.from({ length: 20 }, () => createCall(org, agentId, { status: 'in_progress' })))));
@@ -228,10 +228,13 @@ describe('billing: Stripe (SDK against a stand-in of its API on 127.0.0.1)', () 
   test('checkout.session.completed and paid credits once; unpaid, stale, forged or unsigned events change nothing', async () => {
     const org = await createOrg();
     await purchase(org, 30, {}, app);
-    const stripeSession = stripeApi.requests.at(-1)!;
+    const stripeSession = stripeApi.requests.at(-1);
     const { rows } = await (await testEnv()).database.pool.query('SELECT provider_session_id FROM checkout_sessions WHERE client_id = $1', [org.orgId]);
     const id = rows[0].provider_session_id;
-    assert.ok(stripeSession);
+    // The session the platform keeps is the one it asked Stripe for, for this organization.
+    assert.equal(stripeSession?.path, '/v1/checkout/sessions');
+    assert.equal(stripeSession?.form.get('metadata[organization_id]'), org.orgId);
+    assert.match(id, /^cs_test_standin/);
     const object = { id, object: 'checkout.session', payment_status: 'paid', amount_total: 3000, currency: 'usd' };
 
     assert.equal((await deliver(signed({ ...object, payment_status: 'unpaid' }))).json().data.applied, false);

@@ -6,8 +6,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { toneWav } from '../src/modules/calls/audio.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { freePort } from './helpers/net.ts';
-import { asRole, createOrg } from './helpers/fixtures.ts';
-import { balanceOf, createAgent, createCall } from './helpers/calls.ts';
+import { asRole, createAgent, createOrg } from './helpers/fixtures.ts';
+import { balanceOf, createCall } from './helpers/calls.ts';
 
 /**
  * End to end in Debian's headless Chromium (installed by .ci/run, which sets REQUIRE_BROWSER=1 so
@@ -42,7 +42,7 @@ describe('in a browser (headless Chromium)', { skip: available ? false : `no bro
 
   test('an <audio> element loads the stream URL, knows the duration and seeks (served by Range requests)', async () => {
     const org = await createOrg();
-    const call = await createCall(org, await createAgent(org, { recording_enabled: true }));
+    const call = await createCall(org, (await createAgent(org, { recording_enabled: true })).agent_id);
     const put = await app.inject({ method: 'PUT', url: `/api/calls/${call.call_sid}/recording`, headers: asRole(org, 'agent_manager', { 'content-type': 'audio/wav' }), payload: toneWav(6, 440) });
     assert.equal(put.statusCode, 200, put.body);
     const link = (await app.inject({ url: `/api/calls/${call.call_sid}/recording/stream`, headers: asRole(org, 'user') })).json().data;

@@ -3,22 +3,22 @@ import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { testEnv } from './helpers/env.ts';
-import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
-import { balanceOf, createAgent, createCall, finishedCall, grantCredits, patchCall, uploadRecording } from './helpers/calls.ts';
+import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { balanceOf, createCall, finishedCall, grantCredits, patchCall, uploadRecording } from './helpers/calls.ts';
 import { toneWav } from '../src/modules/calls/audio.ts';
 
 const breakdown = { stt: 1.5, llm: 2.25, tts: 1, telephony: 0.75, platform: 0.5 }; // 6 credits
 
-const callPath = async (org: TestOrg) => `/api/calls/${(await createCall(org, await createAgent(org))).call_sid}`;
-runAuthMatrix({ method: 'POST', path: () => '/api/calls', body: () => ({ agent_id: 'agent_000000000000', call_type: 'inbound', to_number: '+14155550100' }), permission: 'calls:write' });
-runAuthMatrix({ method: 'GET', path: () => '/api/calls', permission: 'calls:read' });
-runAuthMatrix({ method: 'GET', path: callPath, permission: 'calls:read', foreignStatus: 404 });
-runAuthMatrix({ method: 'PATCH', path: callPath, body: () => ({ status: 'ringing' }), permission: 'calls:write', foreignStatus: 404 });
+const callPath = async (org: TestOrg) => `/api/calls/${(await createCall(org, (await createAgent(org)).agent_id)).call_sid}`;
+runAuthMatrix({ method: 'POST', route: '/api/calls', path: () => '/api/calls', body: () => ({ agent_id: 'agent_000000000000', call_type: 'inbound', to_number: '+14155550100' }), permission: 'calls:write' });
+runAuthMatrix({ method: 'GET', route: '/api/calls', path: () => '/api/calls', permission: 'calls:read' });
+runAuthMatrix({ method: 'GET', route: '/api/calls/{call_sid}', path: callPath, permission: 'calls:read', foreignStatus: 404 });
+runAuthMatrix({ method: 'PATCH', route: '/api/calls/{call_sid}', path: callPath, body: () => ({ status: 'ringing' }), permission: 'calls:write', foreignStatus: 404 });
 
 describe('calls: the runtime reports', () => {
   test('create: generated sid, agent name and recording flag copied from the agent', async () => {
     const org = await createOrg();
-    const agentId = await createAgent(org, { agent_name: 'Sales line', recording_enabled: true });
+    const agentId = (await createAgent(org, { agent_name: 'Sales line', recording_enabled: true })).agent_id;
     const call = await createCall(org, agentId, { call_type: 'outbound' });
     assert.match(call.call_sid, /^call_[A-Za-z0-9]{20}$/);
     assert.equal(call.agent_name, 'Sales line');
@@ -36,10 +36,10 @@ describe('calls: the runtime reports', () => {
   test('create: a given call_sid is kept and cannot be reused in its organization (409)', async () => {
     const org = await createOrg();
     const sid = `call_Given${Date.now()}`;
-    const call = await createCall(org, await createAgent(org), { call_sid: sid });
+    const call = await createCall(org, (await createAgent(org)).agent_id, { call_sid: sid });
     assert.equal(call.call_sid, sid);
     const { app } = await testEnv();
-    const res = await app.inject({ method: 'POST', url: '/api/calls', headers: asRole(org, 'admin'), payload: { agent_id: await createAgent(org), call_type: 'inbound', to_number: '+14155550100', call_sid: sid } });
+    const res = await app.inject({ method: 'POST', url: '/api/calls', headers: asRole(org, 'admin'), payload: { agent_id: (await createAgent(org)).agent_id, call_type: 'inbound', to_number: '+14155550100', call_sid: sid } });
     assert.equal(res.statusCode, 409);
     assert.equal(res.json().code, 'call_exists');
   });
@@ -48,8 +48,8 @@ describe('calls: the runtime reports', () => {
     const { app, database } = await testEnv();
     const [a, b] = [await createOrg(), await createOrg()];
     const sid = `call_Shared${Date.now()}`;
-    const agentA = await createAgent(a, { agent_name: 'A line', recording_enabled: true });
-    const agentB = await createAgent(b, { agent_name: 'B line', recording_enabled: true });
+    const agentA = (await createAgent(a, { agent_name: 'A line', recording_enabled: true })).agent_id;
+    const agentB = (await createAgent(b, { agent_name: 'B line', recording_enabled: true })).agent_id;
     await createCall(a, agentA, { call_sid: sid, to_number: '+14155550101' });
     const created = await app.inject({
       method: 'POST', url: '/api/calls', headers: asRole(b, 'agent_manager'),
@@ -92,7 +92,7 @@ describe('calls: the runtime reports', () => {
     const { app } = await testEnv();
     const org = await createOrg();
     const other = await createOrg();
-    const foreignAgent = await createAgent(other);
+    const foreignAgent = (await createAgent(other)).agent_id;
     const res = await app.inject({ method: 'POST', url: '/api/calls', headers: asRole(org, 'admin'), payload: { agent_id: foreignAgent, call_type: 'inbound', to_number: '+14155550100' } });
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().code, 'not_found');
@@ -107,7 +107,7 @@ describe('calls: the runtime reports', () => {
 
   test('status moves forward; start_time set on in_progress; the end derives duration and turn count', async () => {
     const org = await createOrg();
-    const call = await createCall(org, await createAgent(org));
+    const call = await createCall(org, (await createAgent(org)).agent_id);
     assert.equal((await patchCall(org, call.call_sid, { status: 'ringing' })).json().data.status, 'ringing');
     const started = (await patchCall(org, call.call_sid, { status: 'in_progress', start_time: '2026-11-20T10:00:00.000Z' })).json().data;
     assert.equal(started.start_time, '2026-11-20T10:00:00.000Z');
@@ -144,7 +144,7 @@ describe('calls: the runtime reports', () => {
 
   test('report rules: end_reason and end_time need a final status; the cost must add up; end not before start', async () => {
     const org = await createOrg();
-    const call = await createCall(org, await createAgent(org), { status: 'in_progress', start_time: '2026-11-20T10:00:00.000Z' });
+    const call = await createCall(org, (await createAgent(org)).agent_id, { status: 'in_progress', start_time: '2026-11-20T10:00:00.000Z' });
     assert.equal(call.status, 'in_progress');
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ end_reason: 'user_hangup' }, 'body.end_reason'],
@@ -166,7 +166,7 @@ describe('calls: the runtime reports', () => {
 
   test('a call that never connects ends with zero duration; an unknown call is 404', async () => {
     const org = await createOrg();
-    const call = await createCall(org, await createAgent(org));
+    const call = await createCall(org, (await createAgent(org)).agent_id);
     const ended = (await patchCall(org, call.call_sid, { status: 'no_answer' })).json().data;
     assert.equal(ended.duration_seconds, 0);
     assert.equal(ended.start_time, null);
@@ -179,7 +179,7 @@ describe('calls: billing', () => {
   test('a cost is debited once: billed with credits, insufficient_credits without, waived when free', async () => {
     const { database } = await testEnv();
     const org = await createOrg();
-    const agentId = await createAgent(org);
+    const agentId = (await createAgent(org)).agent_id;
     const poor = await finishedCall(org, agentId, { cost_breakdown: breakdown });
     assert.equal(poor.billing_status, 'insufficient_credits');
     assert.equal(await balanceOf(org.orgId), 0);
@@ -200,7 +200,7 @@ describe('calls: billing', () => {
     const { database } = await testEnv();
     const org = await createOrg();
     await grantCredits(org.orgId, 100);
-    const call = await createCall(org, await createAgent(org), { status: 'in_progress' });
+    const call = await createCall(org, (await createAgent(org)).agent_id, { status: 'in_progress' });
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) =>
       patchCall(org, call.call_sid, { status: i % 2 ? 'completed' : 'failed', total_cost: 7 })));
     assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, ...Array(9).fill(409)]);
@@ -214,7 +214,7 @@ describe('calls: billing', () => {
   test('many calls against a balance that covers some: exactly those are billed, the balance never goes below zero', async () => {
     const { database } = await testEnv();
     const org = await createOrg();
-    const agentId = await createAgent(org);
+    const agentId = (await createAgent(org)).agent_id;
     await grantCredits(org.orgId, 50);
     const calls = await Promise.all(Array.from({ length: 40 }, () => createCall(org, agentId, { status: 'in_progress' })));
     const results = await Promise.all(calls.map((c) => patchCall(org, c.call_sid, { status: 'completed', total_cost: 5 })));
@@ -231,7 +231,7 @@ describe('calls: listing', () => {
   test('newest first with a stable cursor; filters by agent, status, type and creation time', async () => {
     const { app } = await testEnv();
     const org = await createOrg();
-    const [a, b] = [await createAgent(org), await createAgent(org)];
+    const [a, b] = [(await createAgent(org)).agent_id, (await createAgent(org)).agent_id];
     const made = [];
     for (let i = 0; i < 7; i++) made.push(await createCall(org, i % 2 ? a : b, { call_type: i < 3 ? 'inbound' : 'outbound' }));
     await patchCall(org, made[1]!.call_sid, { status: 'completed' });
@@ -266,7 +266,7 @@ describe('calls: listing', () => {
     const { app } = await testEnv();
     const org = await createOrg();
     const other = await createOrg();
-    await createCall(org, await createAgent(org));
+    await createCall(org, (await createAgent(org)).agent_id);
     for (const query of ['limit=0', 'limit=101', 'cursor=%%%', 'status=lost', 'from=yesterday', 'color=red']) {
       const res = await app.inject({ method: 'GET', url: `/api/calls?${query}`, headers: asRole(org, 'user') });
       assert.equal(res.statusCode, 400, query);

@@ -19,16 +19,23 @@ describe('database', () => {
         database.db.transaction(async (tx) => {
           const id = `org_t${tag}${String(i).padStart(3, '0')}`;
           await tx.insert(organizations).values({ id, name: `tx-${tag}-${i}` });
-          // Read our own write inside the transaction, and nobody else's uncommitted rows.
-          const visible = await tx.execute(sql`SELECT count(*)::int AS n FROM organizations WHERE name LIKE ${`tx-${tag}-%`}`);
-          const n = (visible.rows[0] as { n: number }).n;
+          const isolation = (await tx.execute(sql`SHOW transaction_isolation`)).rows[0] as { transaction_isolation: string };
+          // Our own write is visible inside the transaction...
+          const own = await tx.execute(sql`SELECT count(*)::int AS n FROM organizations WHERE name = ${`tx-${tag}-${i}`}`);
+          // ...and no row of a transaction that rolls back ever is (no dirty read), whatever the timing.
+          const doomed = await tx.execute(sql`SELECT count(*)::int AS n FROM organizations
+            WHERE name LIKE ${`tx-${tag}-%`} AND name <> ${`tx-${tag}-${i}`} AND (substring(name from '[0-9]+$')::int % 5) = 0`);
           await new Promise((r) => setTimeout(r, 1));
           if (i % 5 === 0) throw new Error(`rollback ${i}`);
-          return n;
+          return { isolation: isolation.transaction_isolation, own: (own.rows[0] as { n: number }).n, doomed: (doomed.rows[0] as { n: number }).n };
         }),
       ),
     );
     assert.equal(results.filter((r) => r.status === 'rejected').length, 10);
+    for (const result of results) {
+      if (result.status !== 'fulfilled') continue;
+      assert.deepEqual(result.value, { isolation: 'read committed', own: 1, doomed: 0 });
+    }
     const { rows } = await database.pool.query(`SELECT name FROM organizations WHERE name LIKE $1`, [`tx-${tag}-%`]);
     const names = new Set(rows.map((r) => r.name));
     assert.equal(names.size, 40);

@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
-import { createOrg, keyHeaders, uniqueEmail, type TestOrg } from './helpers/fixtures.ts';
-import { createAgent, createCall } from './helpers/calls.ts';
+import { createAgent, createOrg, keyHeaders, type TestOrg, uniqueEmail } from './helpers/fixtures.ts';
+import { createCall } from './helpers/calls.ts';
 
 /*
  * A schema-driven fuzz of every operation of the OpenAPI document: malformed values for every path
@@ -134,7 +134,7 @@ describe('fuzz: malformed input never becomes a 5xx', () => {
     // Providers answer nothing here (a closed port on loopback), so no request waits on the network.
     app = await buildTestApp(testConfig(tmpDir, { CARRIER_A_API_URL: 'http://127.0.0.1:9', CARRIER_A_TIMEOUT_MS: '200' }));
     org = await createOrg();
-    const agentId = await createAgent(org, { recording_enabled: true });
+    const agentId = (await createAgent(org, { recording_enabled: true })).agent_id;
     const call = await createCall(org, agentId);
     const headers = keyHeaders(org, org.keys.admin);
     const tool = (await app.inject({ method: 'POST', url: '/api/tools', headers, payload: { tool_name: 'fuzz_tool', tool_description: 'd', webhook_url: 'https://example.test/hook', http_method: 'POST' } })).json().data;

@@ -19,11 +19,11 @@ async function createIntegration(org: TestOrg, credentials = creds, app?: Fastif
 }
 
 const intgPath = async (org: TestOrg) => `/api/integrations/${(await createIntegration(org)).integration_id}`;
-runAuthMatrix({ method: 'POST', path: () => '/api/integrations', body: () => ({ name: 'x', provider: 'carrier_a', credentials: creds }), permission: 'integrations:create' });
-runAuthMatrix({ method: 'GET', path: () => '/api/integrations', permission: 'integrations:read' });
-runAuthMatrix({ method: 'GET', path: intgPath, permission: 'integrations:read', foreignStatus: 404 });
-runAuthMatrix({ method: 'PATCH', path: intgPath, body: () => ({ name: 'y' }), permission: 'integrations:update', foreignStatus: 404 });
-runAuthMatrix({ method: 'DELETE', path: intgPath, permission: 'integrations:delete', foreignStatus: 404 });
+runAuthMatrix({ method: 'POST', route: '/api/integrations', path: () => '/api/integrations', body: () => ({ name: 'x', provider: 'carrier_a', credentials: creds }), permission: 'integrations:create' });
+runAuthMatrix({ method: 'GET', route: '/api/integrations', path: () => '/api/integrations', permission: 'integrations:read' });
+runAuthMatrix({ method: 'GET', route: '/api/integrations/{integration_id}', path: intgPath, permission: 'integrations:read', foreignStatus: 404 });
+runAuthMatrix({ method: 'PATCH', route: '/api/integrations/{integration_id}', path: intgPath, body: () => ({ name: 'y' }), permission: 'integrations:update', foreignStatus: 404 });
+runAuthMatrix({ method: 'DELETE', route: '/api/integrations/{integration_id}', path: intgPath, permission: 'integrations:delete', foreignStatus: 404 });
 
 describe('integrations', () => {
   test('credentials are encrypted at rest and never returned', async () => {
@@ -91,7 +91,7 @@ describe('integration validation against the carrier stand-in', () => {
     app.inject({ method: 'POST', url: `/api/integrations/${id}/validate`, headers: asRole(org, 'user', headers) });
 
   runAuthMatrix({
-    method: 'POST', permission: 'integrations:validate', foreignStatus: 404, headers: { 'content-type': 'application/json' },
+    method: 'POST', route: '/api/integrations/{integration_id}/validate', permission: 'integrations:validate', foreignStatus: 404, headers: { 'content-type': 'application/json' },
     path: async (org) => `/api/integrations/${(await createIntegration(org)).integration_id}/validate`,
   });
 

@@ -36,11 +36,12 @@ async function addMember(org: TestOrg, role: Role = 'user') {
 
 const invitationPath = async (org: TestOrg) => `/api/auth/organizations/invitations/${(await invite(org, uniqueEmail())).json().data.invite_id}`;
 const memberPath = async (org: TestOrg) => `/api/auth/organizations/members/${(await addMember(org)).userId}`;
-runAuthMatrix({ method: 'GET', path: () => '/api/auth/organizations/invitations', permission: 'invitations:read' });
-runAuthMatrix({ method: 'POST', path: () => '/api/auth/organizations/invitations', body: () => ({ email: uniqueEmail(), role: 'user' }), permission: 'invitations:create' });
-runAuthMatrix({ method: 'DELETE', path: invitationPath, permission: 'invitations:delete', foreignStatus: 404 });
-runAuthMatrix({ method: 'PATCH', path: memberPath, body: () => ({ role: 'user' }), permission: 'members:update', foreignStatus: 404 });
-runAuthMatrix({ method: 'DELETE', path: memberPath, permission: 'members:delete', foreignStatus: 404 });
+runAuthMatrix({ method: 'GET', route: '/api/auth/organizations/invitations', path: () => '/api/auth/organizations/invitations', permission: 'invitations:read' });
+runAuthMatrix({ method: 'POST', route: '/api/auth/organizations/invitations', path: () => '/api/auth/organizations/invitations', body: () => ({ email: uniqueEmail(), role: 'user' }), permission: 'invitations:create' });
+runAuthMatrix({ method: 'DELETE', route: '/api/auth/organizations/invitations/{invite_id}', path: invitationPath, permission: 'invitations:delete', foreignStatus: 404 });
+runAuthMatrix({ method: 'PATCH', route: '/api/auth/organizations/members/{user_id}', path: memberPath, body: () => ({ role: 'user' }), permission: 'members:update', foreignStatus: 404 });
+runAuthMatrix({ method: 'DELETE', route: '/api/auth/organizations/members/{user_id}', path: memberPath, permission: 'members:delete', foreignStatus: 404 });
+runAuthMatrix({ method: 'GET', route: '/api/auth/organizations/members', path: () => '/api/auth/organizations/members', permission: 'members:read' });
 
 describe('invitations', () => {
   test('invite, list, accept with a matching token: the colleague is a member with the invited role', async () => {

@@ -2,21 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { testEnv } from './helpers/env.ts';
-import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { createTextDocument, multipart, search, uploadFile, waitForProcessing } from './helpers/documents.ts';
 
 const docPath = async (org: TestOrg) => `/api/knowledge-base/${(await createTextDocument(org, 'Matrix', 'Some text to index.')).documentation_id}`;
-runAuthMatrix({ method: 'POST', path: () => '/api/knowledge-base', body: () => ({ name: 'n', text: 't' }), permission: 'kb:create' });
-runAuthMatrix({ method: 'GET', path: () => '/api/knowledge-base', permission: 'kb:read' });
-runAuthMatrix({ method: 'GET', path: docPath, permission: 'kb:read', foreignStatus: 404 });
-runAuthMatrix({ method: 'DELETE', path: docPath, permission: 'kb:delete', foreignStatus: 404 });
-runAuthMatrix({ method: 'POST', path: async (org) => `${await docPath(org)}/reprocess`, permission: 'kb:update', foreignStatus: 404 });
-runAuthMatrix({ method: 'POST', path: () => '/api/knowledge-base/search', body: () => ({ query: 'x' }), permission: 'kb:read' });
+runAuthMatrix({ method: 'POST', route: '/api/knowledge-base', path: () => '/api/knowledge-base', body: () => ({ name: 'n', text: 't' }), permission: 'kb:create' });
+runAuthMatrix({ method: 'GET', route: '/api/knowledge-base', path: () => '/api/knowledge-base', permission: 'kb:read' });
+runAuthMatrix({ method: 'GET', route: '/api/knowledge-base/{documentation_id}', path: docPath, permission: 'kb:read', foreignStatus: 404 });
+runAuthMatrix({ method: 'DELETE', route: '/api/knowledge-base/{documentation_id}', path: docPath, permission: 'kb:delete', foreignStatus: 404 });
+runAuthMatrix({ method: 'POST', route: '/api/knowledge-base/{documentation_id}/reprocess', path: async (org) => `${await docPath(org)}/reprocess`, permission: 'kb:update', foreignStatus: 404 });
+runAuthMatrix({ method: 'POST', route: '/api/knowledge-base/search', path: () => '/api/knowledge-base/search', body: () => ({ query: 'x' }), permission: 'kb:read' });
 
-async function createAgent(org: TestOrg) {
-  const { app } = await testEnv();
-  return (await app.inject({ method: 'POST', url: '/api/agents', headers: asRole(org, 'admin'), payload: { agent_name: 'Helper' } })).json().data.agent_id as string;
-}
 
 describe('knowledge base: create rules (section 4.3 and 7)', () => {
   const post = async (org: TestOrg, payload: unknown) => (await testEnv()).app.inject({ method: 'POST', url: '/api/knowledge-base', headers: asRole(org, 'admin'), payload: payload as object });
@@ -112,7 +108,7 @@ describe('knowledge base: text documents, listing, search and isolation', () => 
   test('agent attachment: agent_id on create, documentation_ids on the agent, search limited to the agent', async () => {
     const { app } = await testEnv();
     const org = await createOrg();
-    const agentId = await createAgent(org);
+    const agentId = (await createAgent(org)).agent_id;
     const attached = await createTextDocument(org, 'Refunds', 'Refunds are paid within fourteen days.', { agent_id: agentId });
     const other = await createTextDocument(org, 'Refund myths', 'Refunds are never paid, says the rumour.');
     await waitForProcessing(org, attached.documentation_id);

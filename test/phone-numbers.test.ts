@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { testEnv } from './helpers/env.ts';
-import { asRole, createOrg, uniquePhoneNumber, type TestOrg } from './helpers/fixtures.ts';
+import { asRole, createAgent, createOrg, type TestOrg, uniquePhoneNumber } from './helpers/fixtures.ts';
 
 export const sipBody = (overrides: Record<string, unknown> = {}) => ({
   phone_number: uniquePhoneNumber(), provider: 'sip', supports_inbound: true,
@@ -17,18 +17,13 @@ async function importNumber(org: TestOrg, body: Record<string, unknown> = sipBod
   return res.json();
 }
 
-async function createAgent(org: TestOrg) {
-  const { app } = await testEnv();
-  const res = await app.inject({ method: 'POST', url: '/api/agents', headers: asRole(org, 'admin'), payload: { agent_name: 'Front desk' } });
-  return res.json().data.agent_id as string;
-}
 
 const numberPath = async (org: TestOrg) => `/api/phone-numbers/${(await importNumber(org)).data.phone_number_id}`;
-runAuthMatrix({ method: 'POST', path: () => '/api/phone-numbers', body: () => sipBody(), permission: 'phone_numbers:create' });
-runAuthMatrix({ method: 'GET', path: () => '/api/phone-numbers', permission: 'phone_numbers:read' });
-runAuthMatrix({ method: 'GET', path: numberPath, permission: 'phone_numbers:read', foreignStatus: 404 });
-runAuthMatrix({ method: 'PATCH', path: numberPath, body: () => ({ supports_outbound: true }), permission: 'phone_numbers:update', foreignStatus: 404 });
-runAuthMatrix({ method: 'DELETE', path: numberPath, permission: 'phone_numbers:delete', foreignStatus: 403 });
+runAuthMatrix({ method: 'POST', route: '/api/phone-numbers', path: () => '/api/phone-numbers', body: () => sipBody(), permission: 'phone_numbers:create' });
+runAuthMatrix({ method: 'GET', route: '/api/phone-numbers', path: () => '/api/phone-numbers', permission: 'phone_numbers:read' });
+runAuthMatrix({ method: 'GET', route: '/api/phone-numbers/{phone_number_id}', path: numberPath, permission: 'phone_numbers:read', foreignStatus: 404 });
+runAuthMatrix({ method: 'PATCH', route: '/api/phone-numbers/{phone_number_id}', path: numberPath, body: () => ({ supports_outbound: true }), permission: 'phone_numbers:update', foreignStatus: 404 });
+runAuthMatrix({ method: 'DELETE', route: '/api/phone-numbers/{phone_number_id}', path: numberPath, permission: 'phone_numbers:delete', foreignStatus: 403 });
 
 describe('phone numbers: import rules (section 4.6 and 7)', () => {
   const cases: Array<[string, Record<string, unknown>, string[]]> = [
@@ -130,13 +125,13 @@ describe('phone numbers: SIP on the local backend', () => {
   test('assign to an agent, refuse both deletes while assigned, unassign, then delete', async () => {
     const { app } = await testEnv();
     const [org, other] = [await createOrg(), await createOrg()];
-    const agentId = await createAgent(org);
+    const agentId = (await createAgent(org)).agent_id;
     const number = (await importNumber(org)).data;
     const path = `/api/phone-numbers/${number.phone_number_id}`;
     const patch = (payload: Record<string, unknown>) => app.inject({ method: 'PATCH', url: path, headers: asRole(org, 'agent_manager'), payload });
 
     assert.equal((await patch({ agent_id: 'agent_000000000000' })).statusCode, 404);
-    assert.equal((await patch({ agent_id: await createAgent(other) })).statusCode, 404, "another organization's agent");
+    assert.equal((await patch({ agent_id: (await createAgent(other)).agent_id })).statusCode, 404, "another organization's agent");
     assert.equal((await patch({})).statusCode, 400);
     const assigned = await patch({ agent_id: agentId, supports_outbound: true });
     assert.equal(assigned.statusCode, 200, assigned.body);

@@ -10,14 +10,14 @@ import { toneWav } from '../src/modules/calls/audio.ts';
 import { RecordingLinks } from '../src/modules/calls/recording-links.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
-import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
-import { createAgent, createCall, uploadRecording } from './helpers/calls.ts';
+import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { createCall, uploadRecording } from './helpers/calls.ts';
 
 const WAV = toneWav(1.5, 440); // 24,044 bytes of real audio
 const MP3 = Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(3000, 0x55)]);
 
 async function recordedCall(org: TestOrg, audio = WAV, contentType = 'audio/wav', app?: FastifyInstance) {
-  const call = await createCall(org, await createAgent(org, { recording_enabled: true }), { to_number: '+14155550199' });
+  const call = await createCall(org, (await createAgent(org, { recording_enabled: true })).agent_id, { to_number: '+14155550199' });
   const res = app
     ? await app.inject({ method: 'PUT', url: `/api/calls/${call.call_sid}/recording`, headers: asRole(org, 'agent_manager', { 'content-type': contentType }), payload: audio })
     : await uploadRecording(org, call.call_sid, audio, contentType);
@@ -29,9 +29,9 @@ async function recordedCall(org: TestOrg, audio = WAV, contentType = 'audio/wav'
 const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
 
 const recordedPath = (suffix: string) => async (org: TestOrg) => `/api/calls/${(await recordedCall(org)).call_sid}/recording${suffix}`;
-runAuthMatrix({ method: 'GET', path: recordedPath('/stream'), permission: 'calls:read', foreignStatus: 404 });
-runAuthMatrix({ method: 'GET', path: recordedPath('/download'), permission: 'calls:read', foreignStatus: 404 });
-runAuthMatrix({ method: 'PUT', path: recordedPath(''), headers: { 'content-type': 'audio/wav' }, body: () => 'not audio', permission: 'calls:write', foreignStatus: 404 });
+runAuthMatrix({ method: 'GET', route: '/api/calls/{call_sid}/recording/stream', path: recordedPath('/stream'), permission: 'calls:read', foreignStatus: 404 });
+runAuthMatrix({ method: 'GET', route: '/api/calls/{call_sid}/recording/download', path: recordedPath('/download'), permission: 'calls:read', foreignStatus: 404 });
+runAuthMatrix({ method: 'PUT', route: '/api/calls/{call_sid}/recording', path: recordedPath(''), headers: { 'content-type': 'audio/wav' }, body: () => 'not audio', permission: 'calls:write', foreignStatus: 404 });
 
 /**
  * Ten different recordings uploaded for one call at once: every upload answers 200, the call ends up
@@ -39,7 +39,7 @@ runAuthMatrix({ method: 'PUT', path: recordedPath(''), headers: { 'content-type'
  */
 async function concurrentUploads(app: FastifyInstance, objectKeys: (prefix: string) => Promise<string[]>) {
   const org = await createOrg();
-  const call = await createCall(org, await createAgent(org, { recording_enabled: true }));
+  const call = await createCall(org, (await createAgent(org, { recording_enabled: true })).agent_id);
   const uploads = Array.from({ length: 10 }, (_, i) => toneWav(0.2 + i * 0.05, 300 + i * 40));
   const results = await Promise.all(uploads.map((audio) => app.inject({
     method: 'PUT', url: `/api/calls/${call.call_sid}/recording`, headers: asRole(org, 'agent_manager', { 'content-type': 'audio/wav' }), payload: audio,
@@ -78,12 +78,12 @@ describe('recordings: upload', () => {
 
   test('refused: agent with recording off (409), wrong type (415), not a WAV (415), empty (400), unknown call (404)', async () => {
     const org = await createOrg();
-    const off = await createCall(org, await createAgent(org, { recording_enabled: false }));
+    const off = await createCall(org, (await createAgent(org, { recording_enabled: false })).agent_id);
     const disabled = await uploadRecording(org, off.call_sid, WAV);
     assert.equal(disabled.statusCode, 409);
     assert.equal(disabled.json().code, 'recording_disabled');
 
-    const on = await createCall(org, await createAgent(org, { recording_enabled: true }));
+    const on = await createCall(org, (await createAgent(org, { recording_enabled: true })).agent_id);
     const cases: Array<[Buffer, string, number, string]> = [
       [WAV, 'application/octet-stream', 415, 'unsupported_media_type'],
       [WAV, 'audio/ogg', 415, 'unsupported_media_type'],
@@ -108,7 +108,7 @@ describe('recordings: upload', () => {
     const small = await buildTestApp(testConfig(tmpDir, { RECORDING_MAX_BYTES: '4096' }));
     try {
       const org = await createOrg();
-      const call = await createCall(org, await createAgent(org, { recording_enabled: true }));
+      const call = await createCall(org, (await createAgent(org, { recording_enabled: true })).agent_id);
       const res = await small.inject({ method: 'PUT', url: `/api/calls/${call.call_sid}/recording`, headers: asRole(org, 'agent_manager', { 'content-type': 'audio/wav' }), payload: WAV });
       assert.equal(res.statusCode, 413);
       assert.equal(res.json().code, 'payload_too_large');
@@ -227,7 +227,7 @@ describe('recordings: stream links (local store)', () => {
   test('no recording → 404 on stream and download; MP3 is served as stored', async () => {
     const { app } = await testEnv();
     const org = await createOrg();
-    const bare = await createCall(org, await createAgent(org, { recording_enabled: true }));
+    const bare = await createCall(org, (await createAgent(org, { recording_enabled: true })).agent_id);
     for (const kind of ['stream', 'download']) {
       const res = await app.inject({ url: `/api/calls/${bare.call_sid}/recording/${kind}`, headers: asRole(org, 'user') });
       assert.equal(res.statusCode, 404);

@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { toneWav } from '../src/modules/calls/audio.ts';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
-import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
-import { createAgent, createCall } from './helpers/calls.ts';
+import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { createCall } from './helpers/calls.ts';
 
 /** A raw client: what it sends and when is the test's, and it reports what came back and when the server closed. */
 function rawClient(port: number) {
@@ -67,7 +67,7 @@ describe('slow clients cannot hold the server', () => {
   });
 
   test('a large upload that stops sending is cut once it has paused for the body timeout', async () => {
-    const call = await createCall(org, await createAgent(org, { recording_enabled: true }));
+    const call = await createCall(org, (await createAgent(org, { recording_enabled: true })).agent_id);
     const client = rawClient(port);
     client.socket.write(head('PUT', `/api/calls/${call.call_sid}/recording`, { 'content-type': 'audio/wav', 'content-length': 1_000_000 }));
     client.socket.write(toneWav(0.5, 440)); // 8 KB, then nothing
@@ -76,7 +76,7 @@ describe('slow clients cannot hold the server', () => {
   });
 
   test('a slow but steady upload (above the minimum rate, longer than the body timeout) is stored', async () => {
-    const call = await createCall(org, await createAgent(org, { recording_enabled: true }));
+    const call = await createCall(org, (await createAgent(org, { recording_enabled: true })).agent_id);
     const audio = toneWav(1, 440); // 16 KB, sent at about 8 KB/s: over two seconds
     const client = rawClient(port);
     client.socket.write(head('PUT', `/api/calls/${call.call_sid}/recording`, { 'content-type': 'audio/wav', 'content-length': audio.length, connection: 'close' }));

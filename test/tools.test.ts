@@ -19,11 +19,12 @@ async function createTool(org: TestOrg, body: Record<string, unknown> = {}) {
 }
 
 const toolPath = async (org: TestOrg) => `/api/tools/${(await createTool(org)).tool_id}`;
-runAuthMatrix({ method: 'POST', path: () => '/api/tools', body: () => ({ tool_name: `m_${++seq}`, tool_description: 'd', webhook_url: 'https://e.com' }), permission: 'tools:create' });
-runAuthMatrix({ method: 'GET', path: () => '/api/tools', permission: 'tools:read' });
-runAuthMatrix({ method: 'GET', path: toolPath, permission: 'tools:read', foreignStatus: 404 });
-runAuthMatrix({ method: 'PATCH', path: toolPath, body: () => ({ timeout_seconds: 5 }), permission: 'tools:update', foreignStatus: 403 });
-runAuthMatrix({ method: 'DELETE', path: toolPath, permission: 'tools:delete', foreignStatus: 404 });
+runAuthMatrix({ method: 'POST', route: '/api/tools', path: () => '/api/tools', body: () => ({ tool_name: `m_${++seq}`, tool_description: 'd', webhook_url: 'https://e.com' }), permission: 'tools:create' });
+runAuthMatrix({ method: 'GET', route: '/api/tools', path: () => '/api/tools', permission: 'tools:read' });
+runAuthMatrix({ method: 'GET', route: '/api/tools/{tool_id}', path: toolPath, permission: 'tools:read', foreignStatus: 404 });
+runAuthMatrix({ method: 'PATCH', route: '/api/tools/{tool_id}', path: toolPath, body: () => ({ timeout_seconds: 5 }), permission: 'tools:update', foreignStatus: 403 });
+runAuthMatrix({ method: 'DELETE', route: '/api/tools/{tool_id}', path: toolPath, permission: 'tools:delete', foreignStatus: 404 });
+runAuthMatrix({ method: 'POST', route: '/api/tools/{tool_id}/test', path: async (org) => `${await toolPath(org)}/test`, body: () => ({}), permission: 'tools:update', foreignStatus: 404 });
 
 describe('tools', () => {
   test('create applies defaults and every bound of the specification', async () => {
@@ -52,8 +53,9 @@ describe('tools', () => {
         assert.ok(res.json().errors.some((e: any) => e.path.startsWith(`body.${field}`)), res.body);
       }
     }
-    for (const ok of [{ tool_name: 'A_z_09' }, { tool_name: 'n'.repeat(50) }, { timeout_seconds: 1 }, { timeout_seconds: 60 }]) {
-      await createTool(org, ok.tool_name ? ok : { ...ok });
+    for (const ok of [{ tool_name: 'A_z_09' }, { tool_name: 'n'.repeat(50) }, { timeout_seconds: 1 }, { timeout_seconds: 60 }] as Array<Record<string, unknown>>) {
+      const created = await createTool(org, ok);
+      for (const [field, value] of Object.entries(ok)) assert.equal(created[field], value, `${field} at its bound is kept`);
     }
   });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { ROLES, rolesFor } from '../../src/core/permissions.ts';
+import { ROLES } from '../../src/core/permissions.ts';
+import { PERMISSION_TABLE } from './permission-table.ts';
 import { ApiKeyRepository } from '../../src/modules/api-keys/repository.ts';
 import { issueApiKey } from '../../src/modules/api-keys/service.ts';
 import { testEnv } from './env.ts';
@@ -10,6 +11,8 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 export interface MatrixRoute {
   method: Method;
+  /** The operation as the OpenAPI document names it, e.g. `/api/agents/{agent_id}`. */
+  route: string;
   /** The route's path for a record of `org` (called afresh for every request, so deletes get their own). */
   path: (org: TestOrg) => string | Promise<string>;
   body?: (org: TestOrg) => unknown;
@@ -43,7 +46,13 @@ function expectError(res: { statusCode: number; json(): any }, status: number, c
  * no credential, bad key, revoked and expired keys, bad token, missing and foreign
  * X-Organization-Id, the role table, and another organization's record.
  */
+/** Every operation a matrix was defined for (files register theirs when they load, before any test runs). */
+export const MATRIX_OPERATIONS = new Set<string>();
+
 export function runAuthMatrix(route: MatrixRoute): void {
+  MATRIX_OPERATIONS.add(`${route.method} ${route.route}`);
+  const allowed = PERMISSION_TABLE[route.permission];
+  if (!allowed) throw new Error(`${route.permission} is not in the permission table of the tests`);
   describe(`auth matrix: ${route.method} ${route.permission}`, () => {
     let org: TestOrg;
     let other: TestOrg;
@@ -88,7 +97,6 @@ export function runAuthMatrix(route: MatrixRoute): void {
     });
 
     test('roles follow the permission table', async () => {
-      const allowed = rolesFor(route.permission);
       for (const role of ROLES) {
         const res = await send(route, org, keyHeaders(org, org.keys[role]));
         if (allowed.includes(role)) {

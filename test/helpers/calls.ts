@@ -3,13 +3,6 @@ import { testEnv } from './env.ts';
 import { asRole, type TestOrg } from './fixtures.ts';
 import { CreditLedger } from '../../src/modules/billing/ledger.ts';
 
-export async function createAgent(org: TestOrg, body: Record<string, unknown> = {}): Promise<string> {
-  const { app } = await testEnv();
-  const res = await app.inject({ method: 'POST', url: '/api/agents', headers: asRole(org, 'admin'), payload: { agent_name: 'Receptionist', ...body } });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json().data.agent_id;
-}
-
 /** Reports a call as the voice runtime does (agent_manager key: calls:write). */
 export async function createCall(org: TestOrg, agentId: string, body: Record<string, unknown> = {}) {
   const { app } = await testEnv();

@@ -57,3 +57,11 @@ let phoneCounter = 0;
 export function uniquePhoneNumber(): string {
   return `+88${String(Date.now()).slice(-9)}${String(++phoneCounter % 1000).padStart(3, '0')}`;
 }
+
+/** An agent of the organization, created through the API as a user would (the one helper for it). */
+export async function createAgent(org: TestOrg, body: Record<string, unknown> = {}): Promise<{ agent_id: string } & Record<string, any>> {
+  const { app } = await testEnv();
+  const res = await app.inject({ method: 'POST', url: '/api/agents', headers: asRole(org, 'admin'), payload: { agent_name: 'Receptionist', ...body } });
+  if (res.statusCode !== 200) throw new Error(`creating an agent failed: ${res.statusCode} ${res.body}`);
+  return res.json().data;
+}

@@ -1,0 +1,47 @@
+import type { Role } from '../../src/core/permissions.ts';
+
+/**
+ * The role table of ../shared/spec/decisions.md §2, typed out here by hand (not computed from
+ * src/core/permissions.ts), so the auth matrix checks the code against the contract. Members are
+ * managed by admins only (invitations are admin-only in the contract, and so are the members they add).
+ */
+export const PERMISSION_TABLE: Readonly<Record<string, readonly Role[]>> = {
+  'agents:read': ['admin', 'agent_manager', 'user'],
+  'kb:read': ['admin', 'agent_manager', 'user'],
+  'integrations:read': ['admin', 'agent_manager', 'user'],
+  'phone_numbers:read': ['admin', 'agent_manager', 'user'],
+  'tools:read': ['admin', 'agent_manager', 'user'],
+  'calls:read': ['admin', 'agent_manager', 'user'],
+  'analytics:read': ['admin', 'agent_manager', 'user'],
+  'api_keys:read': ['admin', 'agent_manager', 'user'],
+  'invitations:read': ['admin', 'agent_manager', 'user'],
+  'billing:read': ['admin', 'agent_manager', 'user'],
+  'members:read': ['admin', 'agent_manager', 'user'],
+
+  'agents:create': ['admin', 'agent_manager'],
+  'agents:update': ['admin', 'agent_manager'],
+  'agents:delete': ['admin', 'agent_manager'],
+  'kb:create': ['admin', 'agent_manager'],
+  'kb:update': ['admin', 'agent_manager'],
+  'kb:delete': ['admin', 'agent_manager'],
+  'tools:create': ['admin', 'agent_manager'],
+  'tools:update': ['admin', 'agent_manager'],
+  'tools:delete': ['admin', 'agent_manager'],
+  'phone_numbers:create': ['admin', 'agent_manager'],
+  'phone_numbers:update': ['admin', 'agent_manager'],
+  'phone_numbers:delete': ['admin', 'agent_manager'],
+  'integrations:create': ['admin', 'agent_manager'],
+  'integrations:update': ['admin', 'agent_manager'],
+  'integrations:delete': ['admin', 'agent_manager'],
+  'api_keys:create': ['admin', 'agent_manager'],
+  'api_keys:delete': ['admin', 'agent_manager'],
+  'calls:write': ['admin', 'agent_manager'],
+
+  'integrations:validate': ['admin', 'agent_manager', 'user'],
+
+  'invitations:create': ['admin'],
+  'invitations:delete': ['admin'],
+  'members:update': ['admin'],
+  'members:delete': ['admin'],
+  'billing:purchase': ['admin'],
+};

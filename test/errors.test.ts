@@ -51,7 +51,7 @@ describe('error bodies', () => {
     const res = await app.inject({ url: '/api/health', headers: { 'x-request-id': 'trace-123' } });
     assert.equal(res.headers['x-request-id'], 'trace-123');
     const generated = await app.inject({ url: '/api/health' });
-    assert.match(String(generated.headers['x-request-id']), /^req_[a-f0-9]{16}$/);
+    assert.match(String(generated.headers['x-request-id']), /^req_[a-f0-9]{8}[0-9a-z]{6,}$/);
   });
 
   test('cursors are opaque base64url and reject tampering', () => {

@@ -1,4 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
@@ -26,7 +28,9 @@ export interface ChildServer {
 
 /** Starts `bench/serve.ts` in its own process so the load generator does not share its event loop. */
 export async function startChild(mode: 'app' | 'bare', env: Record<string, string>): Promise<ChildServer> {
-  const child = fork(path.join(BENCH_DIR, 'serve.ts'), [mode], { env: { ...process.env, ...env }, stdio: 'inherit' });
+  // No rate limit: one key at thousands of requests a second is the point of a benchmark.
+  const limits = { RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000' };
+  const child = fork(path.join(BENCH_DIR, 'serve.ts'), [mode], { env: { ...process.env, ...limits, ...env }, stdio: 'inherit' });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m: any) => (m?.url ? resolve(m.url) : reject(new Error(String(m?.error)))));
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
@@ -65,6 +69,47 @@ export function writeResult(name: string, data: unknown): string {
   return file;
 }
 
+/** The machine, and its load when the benchmark starts (1, 5 and 15 minute averages): a busy machine measures slower. */
 export function machine() {
-  return { node: process.version, cpus: (globalThis as any).navigator?.hardwareConcurrency ?? null, date: new Date().toISOString() };
+  return { node: process.version, cpus: os.cpus().length, date: new Date().toISOString(), load_before: loadAverage() };
+}
+
+/** Waits (at most `seconds`) for the machine to settle: a run right after another measures the last one's tail. */
+export async function settle(seconds = 90): Promise<number[]> {
+  const until = Date.now() + seconds * 1000;
+  while (os.loadavg()[0]! > 0.8 && Date.now() < until) await new Promise((r) => setTimeout(r, 2000));
+  return loadAverage();
+}
+
+export function loadAverage(): number[] {
+  return os.loadavg().map((v) => Number(v.toFixed(2)));
+}
+
+/** Percentiles in microseconds of durations measured in milliseconds. */
+export function percentilesUs(durationsMs: number[]) {
+  const sorted = [...durationsMs].sort((a, b) => a - b);
+  const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! * 1000);
+  const mean = Math.round((sorted.reduce((s, v) => s + v, 0) / sorted.length) * 1000);
+  return { p50_us: at(0.5), p90_us: at(0.9), p99_us: at(0.99), mean_us: mean, samples: sorted.length };
+}
+
+/** One request after another on one kept-alive connection: the request's own latency, to the microsecond. */
+export async function sequentialLatency(url: string, headers: Record<string, string>, options: { requests?: number; warmup?: number } = {}) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const once = () => new Promise<void>((resolve, reject) => {
+    const req = http.get(url, { headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+  });
+  for (let i = 0; i < (options.warmup ?? 50); i++) await once();
+  const durations: number[] = [];
+  for (let i = 0; i < (options.requests ?? 500); i++) {
+    const started = performance.now();
+    await once();
+    durations.push(performance.now() - started);
+  }
+  agent.destroy();
+  return percentilesUs(durations);
 }

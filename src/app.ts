@@ -10,6 +10,8 @@ import { clientErrorHandler, frameworkErrors } from './core/http/framework-error
 import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts.ts';
 import { createRequestLimiter } from './core/http/rate-limit.ts';
 import { registerInputGuards } from './core/http/input-guards.ts';
+import { nameSchemas } from './core/http/openapi.ts';
+import { OPENAPI_INFO } from './core/http/openapi-info.ts';
 import { ErrorBody } from './core/schemas.ts';
 import { agentRoutes } from './modules/agents/routes.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
@@ -85,26 +87,16 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   registerBodyWatchdog(app, services.config.http);
   registerInputGuards(app);
   await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Switchboard',
-        version: '0.1.0',
-        description:
-          'Control plane of a voice-agent platform. Every organization-scoped request carries X-Organization-Id and a credential: X-API-Key or Authorization: Bearer <JWT>. Errors are {detail, code, errors?}.',
-      },
-      components: {
-        securitySchemes: {
-          ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        },
-      },
-    },
+    openapi: OPENAPI_INFO as never,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documents) => nameSchemas(('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, never>),
   });
 
   // Every route that needs a credential says so in the OpenAPI document.
   app.addHook('onRoute', (route) => {
+    // Every operation is described: its summary says it in a line, when no longer description is given.
+    const schema = route.schema as { summary?: string; description?: string } | undefined;
+    if (schema?.summary && !schema.description) route.schema = { ...route.schema, description: schema.summary };
     if (route.config?.auth === 'public') return;
     route.schema = { ...route.schema, security: SECURITY };
   });

@@ -97,7 +97,7 @@ describe('service routes', () => {
     // Public: the service routes; signed recording links and provider webhooks (the signature is the
     // credential); the local provider's hosted checkout pages (reached by their link, like a provider's).
     const PUBLIC = [
-      '/api/health', '/api/ready', '/api/openapi.json', '/api/docs', '/api/recordings/{call_sid}', '/api/billing/webhook',
+      '/api/health', '/api/ready', '/api/recordings/{call_sid}', '/api/billing/webhook',
       '/api/billing/checkout/{session_id}', '/api/billing/checkout/{session_id}/pay', '/api/billing/checkout/{session_id}/cancel', '/api/billing/checkout/return',
     ];
     for (const [path, operations] of Object.entries<Record<string, any>>(doc.paths)) {
@@ -112,6 +112,12 @@ describe('service routes', () => {
     const page = await app.inject({ url: '/api/docs' });
     assert.equal(page.statusCode, 200);
     assert.match(String(page.headers['content-type']), /text\/html/);
-    assert.ok(page.body.includes('/api/api-keys/{key_id}'));
+    // The reference is Scalar, served from here: its script, and ours to start it (no inline script).
+    assert.ok(!/<script>[^<]/.test(page.body), 'no inline script');
+    for (const src of [...page.body.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!)) {
+      const script = await app.inject({ url: src });
+      assert.equal(script.statusCode, 200, src);
+      assert.match(String(script.headers['content-type']), /javascript/);
+    }
   });
 });

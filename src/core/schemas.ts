@@ -13,7 +13,7 @@ export const ErrorBody = Type.Object(
       }),
     ),
   },
-  { $id: 'ErrorBody', title: 'Error' },
+  { $id: 'Error', title: 'Error' },
 );
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -35,7 +35,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const status of statuses) {
-    out[status] = Type.Ref('ErrorBody', { description: ERROR_DESCRIPTIONS[status] ?? 'Error' }) as TSchema;
+    out[status] = Type.Ref('Error', { description: ERROR_DESCRIPTIONS[status] ?? 'Error' }) as TSchema;
   }
   return out;
 }
@@ -70,8 +70,17 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 }
 export const NullableTimestamp = Nullable(Type.String({ format: 'date-time' }));
 
-export function envelope<T extends TSchema>(data: T) {
-  return Type.Object({ success: Type.Boolean(), message: Type.Optional(Type.String()), data });
+/** The name a schema goes by in the OpenAPI document (its `title`), if it has one. */
+const nameOf = (schema: TSchema): string | undefined => (schema as { title?: string }).title;
+
+/**
+ * The success envelope around `data`. It is a named schema of the OpenAPI document: `<Data>Response`
+ * (or `<Item>ArrayResponse` around an array), or `name` when given.
+ */
+export function envelope<T extends TSchema>(data: T, name?: string) {
+  const item = (data as { items?: TSchema }).items;
+  const title = name ?? (nameOf(data) ? `${nameOf(data)}Response` : item && nameOf(item) ? `${nameOf(item)}ArrayResponse` : undefined);
+  return Type.Object({ success: Type.Boolean(), message: Type.Optional(Type.String()), data }, title ? { title } : {});
 }
 
 export const Pagination = Type.Object({
@@ -79,13 +88,14 @@ export const Pagination = Type.Object({
   has_more: Type.Boolean(),
   page_size: Type.Integer(),
   total_count: Type.Optional(Type.Integer()),
-});
+}, { title: 'Pagination' });
 
+/** A page of a list: `<Item>List` in the OpenAPI document. */
 export function listEnvelope<T extends TSchema>(item: T) {
-  return Type.Object({ success: Type.Boolean(), data: Type.Array(item), pagination: Pagination });
+  return Type.Object({ success: Type.Boolean(), data: Type.Array(item), pagination: Pagination }, nameOf(item) ? { title: `${nameOf(item)}List` } : {});
 }
 
-export const MessageEnvelope = Type.Object({ success: Type.Boolean(), message: Type.String() });
+export const MessageEnvelope = Type.Object({ success: Type.Boolean(), message: Type.String() }, { title: 'Message' });
 
 /** Query of lists paged with `page_size` (agents, keys, documents...). */
 export function pageQuery(defaultSize: number) {

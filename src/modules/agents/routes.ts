@@ -9,7 +9,7 @@ export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post('/api/agents', {
       config: { permission: 'agents:create' },
-      schema: {
+      schema: { operationId: 'createAgent',
         tags, summary: 'Create an agent', headers: OrganizationHeader, body: CreateAgentBody,
         response: { 200: envelope(Agent), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -17,7 +17,7 @@ export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
 
     app.get('/api/agents', {
       config: { permission: 'agents:read' },
-      schema: {
+      schema: { operationId: 'listAgents',
         tags, summary: 'List agents, newest first', headers: OrganizationHeader, querystring: ListAgentsQuery,
         response: { 200: listEnvelope(AgentSummary), ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
@@ -25,7 +25,7 @@ export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
 
     app.get('/api/agents/:agent_id', {
       config: { permission: 'agents:read' },
-      schema: {
+      schema: { operationId: 'getAgent',
         tags, summary: 'Get the full agent', headers: OrganizationHeader, params: AgentIdParams,
         response: { 200: envelope(Agent), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -33,7 +33,7 @@ export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
 
     app.patch('/api/agents/:agent_id', {
       config: { permission: 'agents:update' },
-      schema: {
+      schema: { operationId: 'updateAgent',
         tags, summary: 'Update an agent (only the fields given; tool_ids replaces the set)',
         headers: OrganizationHeader, params: AgentIdParams, body: UpdateAgentBody,
         response: { 200: envelope(Agent), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
@@ -42,7 +42,7 @@ export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
 
     app.delete('/api/agents/:agent_id', {
       config: { permission: 'agents:delete' },
-      schema: {
+      schema: { operationId: 'deleteAgent',
         tags, summary: 'Delete an agent (refused with 409 while phone numbers are assigned to it)',
         headers: OrganizationHeader, params: AgentIdParams,
         response: { 200: MessageEnvelope, ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },

@@ -48,14 +48,14 @@ export const CreateAgentBody = Type.Object(
     tool_ids: Type.Optional(editable.tool_ids),
     documentation_ids: Type.Optional(editable.documentation_ids),
   },
-  { additionalProperties: false },
+  { title: 'CreateAgentBody', additionalProperties: false },
 );
 
 export const UpdateAgentBody = Type.Object(
   Object.fromEntries(Object.entries(editable).map(([k, v]) => [k, Type.Optional(v)])) as {
     [K in keyof typeof editable]: ReturnType<typeof Type.Optional<(typeof editable)[K]>>;
   },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'UpdateAgentBody', additionalProperties: false, minProperties: 1 },
 );
 
 export const AgentSummary = Type.Object({
@@ -69,7 +69,7 @@ export const AgentSummary = Type.Object({
   recording_enabled: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'AgentSummary' });
 
 export const Agent = Type.Object({
   ...AgentSummary.properties,
@@ -84,7 +84,7 @@ export const Agent = Type.Object({
   tool_ids: Type.Array(Type.String()),
   documentation_ids: Type.Array(Type.String()),
   phone_number_ids: Type.Array(Type.String()),
-});
+}, { title: 'Agent' });
 
 export const ListAgentsQuery = Type.Object(pageQuery(50));
 export const AgentIdParams = Type.Object({ agent_id: PathId('agent_ + 12 hex') });

@@ -7,7 +7,7 @@ export function analyticsRoutes(service: AnalyticsService): FastifyPluginAsyncTy
   return async (app) => {
     app.get('/api/analytics/calls/daily', {
       config: { permission: 'analytics:read' },
-      schema: {
+      schema: { operationId: 'getDailyCallAnalytics',
         tags: ['Analytics'], headers: OrganizationHeader, querystring: DailyQuery,
         summary: 'Ended calls per calendar day in timezone (at most 366 days), or per minute when start_time is given (at most 24 hours); every point present, zero-filled',
         response: { 200: envelope(DailyMetrics), ...errorResponses(...ORG_ROUTE_ERRORS) },

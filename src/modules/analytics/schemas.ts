@@ -20,7 +20,7 @@ export const DailyPoint = Type.Object({
   calls: Type.Integer(),
   cost_credits: Type.Number(),
   total_duration_seconds: Type.Number(),
-});
+}, { title: 'DailyPoint' });
 
 export const DailyMetrics = Type.Object({
   period: Type.Object({
@@ -30,4 +30,4 @@ export const DailyMetrics = Type.Object({
   granularity: Type.Enum(['day', 'minute']),
   timezone: Type.String(),
   daily: Type.Array(DailyPoint),
-});
+}, { title: 'DailyMetrics' });

@@ -10,7 +10,7 @@ export function apiKeyRoutes(service: ApiKeyService): FastifyPluginAsyncTypebox 
   return async (app) => {
     app.post('/api/api-keys', {
       config: { permission: 'api_keys:create' },
-      schema: {
+      schema: { operationId: 'createApiKey',
         tags, summary: 'Create an API key (the full key is returned only here)',
         headers: OrganizationHeader, body: CreateApiKeyBody,
         response: { 200: envelope(CreatedApiKey), ...errorResponses(...ORG_ROUTE_ERRORS) },
@@ -19,7 +19,7 @@ export function apiKeyRoutes(service: ApiKeyService): FastifyPluginAsyncTypebox 
 
     app.get('/api/api-keys', {
       config: { permission: 'api_keys:read' },
-      schema: {
+      schema: { operationId: 'listApiKeys',
         tags, summary: 'List API keys, newest first (revoked keys included)',
         headers: OrganizationHeader, querystring: ListApiKeysQuery,
         response: { 200: listEnvelope(ApiKey), ...errorResponses(...ORG_ROUTE_ERRORS) },
@@ -28,7 +28,7 @@ export function apiKeyRoutes(service: ApiKeyService): FastifyPluginAsyncTypebox 
 
     app.get('/api/api-keys/:key_id', {
       config: { permission: 'api_keys:read' },
-      schema: {
+      schema: { operationId: 'getApiKey',
         tags, summary: 'Get an API key', headers: OrganizationHeader, params: KeyIdParams,
         response: { 200: envelope(ApiKey), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -36,10 +36,10 @@ export function apiKeyRoutes(service: ApiKeyService): FastifyPluginAsyncTypebox 
 
     app.delete('/api/api-keys/:key_id', {
       config: { permission: 'api_keys:delete' },
-      schema: {
+      schema: { operationId: 'revokeApiKey',
         tags, summary: 'Revoke an API key (admin, agent_manager; not a key above the caller)',
         headers: OrganizationHeader, params: KeyIdParams,
-        response: { 200: Type.Object({ success: Type.Boolean(), message: Type.String(), data: ApiKey }), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
+        response: { 200: envelope(ApiKey), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
     }, async (req) => ({ success: true, message: 'API key revoked', data: await service.revoke(req.ctx, req.params.key_id) }));
   };

@@ -13,13 +13,12 @@ export const ApiKey = Type.Object(
     created_at: Timestamp,
     last_used_at: NullableTimestamp,
     expires_at: NullableTimestamp,
-  },
-);
+  }, { title: 'ApiKey' });
 
 export const CreatedApiKey = Type.Object({
   ...ApiKey.properties,
   key: Type.String({ description: 'The full key (sk_ + 40 base62). Shown only in this response.' }),
-});
+}, { title: 'CreatedApiKey' });
 
 export const CreateApiKeyBody = Type.Object(
   {
@@ -27,7 +26,7 @@ export const CreateApiKeyBody = Type.Object(
     role: RoleSchema,
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Must be in the future' })),
   },
-  { additionalProperties: false },
+  { title: 'CreateApiKeyBody', additionalProperties: false },
 );
 
 export const ListApiKeysQuery = Type.Object(pageQuery(50));

@@ -52,7 +52,7 @@ export function checkoutRoutes(service: BillingService, urls: { successUrl: stri
 
     app.get('/api/billing/checkout/:session_id', {
       config,
-      schema: { tags, params: CheckoutPageParams, summary: 'Hosted checkout page of the local payment provider', response: { 200: html('The page'), 404: html('Unknown session') } },
+      schema: { operationId: 'showCheckoutPage', tags, params: CheckoutPageParams, summary: 'Hosted checkout page of the local payment provider', response: { 200: html('The page'), 404: html('Unknown session') } },
     }, asPage(async (req, reply) => {
       const { session, status, organization } = await service.checkoutPage(req.params.session_id);
       return send(reply, 200, checkoutPage({ sessionId: session.id, organization, amountDollars: session.amountDollars, credits: session.credits, status, expiresAt: session.expiresAt }));
@@ -60,7 +60,7 @@ export function checkoutRoutes(service: BillingService, urls: { successUrl: stri
 
     app.post('/api/billing/checkout/:session_id/pay', {
       config,
-      schema: { tags, params: CheckoutPageParams, summary: "Pay (local provider): the signed completion event goes through the webhook's path; once per session", response: { 200: html('Paid'), 403: html('Posted from another site'), 404: html('Unknown session'), 409: html('Not open') } },
+      schema: { operationId: 'payCheckout', tags, params: CheckoutPageParams, summary: "Pay (local provider): the signed completion event goes through the webhook's path; once per session", response: { 200: html('Paid'), 403: html('Posted from another site'), 404: html('Unknown session'), 409: html('Not open') } },
     }, asPage(async (req, reply) => {
       refuseCrossSite(req as FastifyRequest, platformOrigin);
       const session = await service.payLocalCheckout(req.params.session_id);
@@ -69,7 +69,7 @@ export function checkoutRoutes(service: BillingService, urls: { successUrl: stri
 
     app.post('/api/billing/checkout/:session_id/cancel', {
       config,
-      schema: { tags, params: CheckoutPageParams, summary: 'Cancel (local provider): the session can no longer be paid', response: { 200: html('Cancelled'), 403: html('Posted from another site'), 404: html('Unknown session'), 409: html('Not open') } },
+      schema: { operationId: 'cancelCheckout', tags, params: CheckoutPageParams, summary: 'Cancel (local provider): the session can no longer be paid', response: { 200: html('Cancelled'), 403: html('Posted from another site'), 404: html('Unknown session'), 409: html('Not open') } },
     }, asPage(async (req, reply) => {
       refuseCrossSite(req as FastifyRequest, platformOrigin);
       await service.cancelCheckout(req.params.session_id);
@@ -78,7 +78,7 @@ export function checkoutRoutes(service: BillingService, urls: { successUrl: stri
 
     app.get('/api/billing/checkout/return', {
       config,
-      schema: {
+      schema: { operationId: 'showCheckoutReturn',
         tags, querystring: Type.Object({ result: Type.Optional(Type.String({ maxLength: 20 })) }),
         summary: 'Where the provider sends the payer back; it shows a message and credits nothing (credits come from verified events)',
         response: { 200: html('The page') },

@@ -11,7 +11,7 @@ export function billingRoutes(service: BillingService, urls: { successUrl: strin
   return async (app) => {
     app.get('/api/billing/credits', {
       config: { permission: 'billing:read' },
-      schema: {
+      schema: { operationId: 'getCredits',
         tags, headers: OrganizationHeader, summary: "The organization's credit balance and the credits a dollar buys",
         response: { 200: envelope(Credits), ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
@@ -19,7 +19,7 @@ export function billingRoutes(service: BillingService, urls: { successUrl: strin
 
     app.get('/api/billing/transactions', {
       config: { permission: 'billing:read' },
-      schema: {
+      schema: { operationId: 'listTransactions',
         tags, headers: OrganizationHeader, querystring: ListTransactionsQuery,
         summary: 'The credits ledger, newest first: purchases (+), call usage (−), adjustments',
         response: { 200: listEnvelope(Transaction), ...errorResponses(...ORG_ROUTE_ERRORS) },
@@ -28,7 +28,7 @@ export function billingRoutes(service: BillingService, urls: { successUrl: strin
 
     app.post('/api/billing/credits/purchase', {
       config: { permission: 'billing:purchase' },
-      schema: {
+      schema: { operationId: 'purchaseCredits',
         tags, headers: PurchaseHeaders, body: PurchaseBody,
         summary: 'Open a hosted checkout for credits (admin): the bare {checkout_url, session_id, credits_to_receive}; credits arrive when the provider reports the payment',
         response: { 200: CheckoutSession, ...errorResponses(...ORG_ROUTE_ERRORS, 409, 502) },
@@ -41,10 +41,13 @@ export function billingRoutes(service: BillingService, urls: { successUrl: strin
       raw.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
       raw.post('/api/billing/webhook', {
         config: { auth: 'public' },
-        schema: {
+        schema: { operationId: 'receivePaymentEvent',
           tags, headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String()) }),
           summary: "Payment provider events (Stripe's format, Stripe-Signature verified on the raw body, 300 s tolerance); each event is applied once",
-          body: { description: 'The event, as the provider sent it' } as never,
+          body: {
+            title: 'PaymentProviderEvent', description: 'The event, as the provider sent it (Stripe\'s format)',
+            examples: [{ id: 'evt_1Q2w3E4r5T6y', object: 'event', type: 'checkout.session.completed', data: { object: { id: 'cs_a1b2c3d4e5f6', payment_status: 'paid', amount_total: 2000, currency: 'usd' } } }],
+          } as never,
           response: { 200: envelope(WebhookReceipt), ...errorResponses(400, 409, 500) },
         },
       }, async (req) => ({ success: true, data: await service.handleWebhook(req.body as Buffer, req.headers['stripe-signature'] as string | undefined) }));

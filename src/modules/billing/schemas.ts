@@ -7,7 +7,7 @@ export const CHECKOUT_LIFETIME_MS = 24 * 3600_000;
 
 export const PurchaseBody = Type.Object(
   { amount: Type.Integer({ minimum: MIN_PURCHASE_DOLLARS, maximum: MAX_PURCHASE_DOLLARS, description: 'Whole dollars, 5 to 10000' }) },
-  { additionalProperties: false },
+  { title: 'PurchaseBody', additionalProperties: false },
 );
 
 export const PurchaseHeaders = Type.Object({
@@ -20,12 +20,12 @@ export const CheckoutSession = Type.Object({
   checkout_url: Type.String(),
   session_id: Type.String(),
   credits_to_receive: Type.Integer(),
-});
+}, { title: 'CheckoutSession' });
 
 export const Credits = Type.Object({
   balance: Type.Number({ description: 'Credits available' }),
   credits_per_dollar: Type.Integer(),
-});
+}, { title: 'Credits' });
 
 export const Transaction = Type.Object({
   transaction_id: Type.String(),
@@ -35,10 +35,10 @@ export const Transaction = Type.Object({
   source_id: Type.String({ description: 'The checkout session, call or adjustment that moved the credits' }),
   description: Type.String(),
   created_at: Timestamp,
-});
+}, { title: 'Transaction' });
 
 export const ListTransactionsQuery = Type.Object(pageQuery(50), { additionalProperties: false });
 
 export const CheckoutPageParams = Type.Object({ session_id: PathId('cs_ + 12 hex') });
 
-export const WebhookReceipt = Type.Object({ received: Type.Boolean(), applied: Type.Boolean(), detail: Type.String() });
+export const WebhookReceipt = Type.Object({ received: Type.Boolean(), applied: Type.Boolean(), detail: Type.String() }, { title: 'WebhookReceipt' });

@@ -8,6 +8,9 @@ import { sendFileRange } from '../../adapters/http/send-file.ts';
 
 const tags = ['Calls'];
 
+// The upload's body as the OpenAPI document names it; it validates nothing (the handler checks the stream).
+const RecordingAudio = { title: 'RecordingAudio', description: 'The recording file: WAV (audio/wav) or MP3 (audio/mpeg)', examples: ['(the file, binary)'] };
+
 const binary = (description: string, types: string[]) => ({
   description,
   content: Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
@@ -36,11 +39,11 @@ export function recordingRoutes(service: RecordingService): FastifyPluginAsyncTy
 
     app.put('/api/calls/:call_sid/recording', {
       config: { permission: 'calls:write', largeUpload: true },
-      schema: {
+      schema: { operationId: 'uploadRecording',
         tags, headers: OrganizationHeader, params: CallSidParams,
         summary: "Upload the call's recording (voice runtime): the binary body, audio/wav (header checked) or audio/mpeg; replaces an earlier one; 409 when the agent has recording off",
         // Documented only: the body is a stream the handler checks while it reads it.
-        body: { content: { 'audio/wav': { schema: { description: 'WAV file' } }, 'audio/mpeg': { schema: { description: 'MP3 file' } } } } as never,
+        body: { content: { 'audio/wav': { schema: RecordingAudio }, 'audio/mpeg': { schema: RecordingAudio } } } as never,
         response: { 200: envelope(Call), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409, 413, 415) },
       },
     }, async (req, reply) => {
@@ -57,7 +60,7 @@ export function recordingRoutes(service: RecordingService): FastifyPluginAsyncTy
 
     app.get('/api/calls/:call_sid/recording/stream', {
       config: { permission: 'calls:read' },
-      schema: {
+      schema: { operationId: 'getRecordingStreamLink',
         tags, headers: OrganizationHeader, params: CallSidParams,
         summary: 'A URL that plays the recording, valid 3600 s, with Range support (seeking)',
         response: { 200: envelope(RecordingStream), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
@@ -66,7 +69,7 @@ export function recordingRoutes(service: RecordingService): FastifyPluginAsyncTy
 
     app.get('/api/calls/:call_sid/recording/download', {
       config: { permission: 'calls:read' },
-      schema: {
+      schema: { operationId: 'downloadRecording',
         tags, headers: OrganizationHeader, params: CallSidParams,
         summary: 'The whole recording as an attachment recording_{to_number}.wav (an MP3 recording is sent as stored, .mp3, audio/mpeg)',
         response: { 200: binary('The recording', ['audio/wav', 'audio/mpeg']), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 502) },
@@ -75,7 +78,7 @@ export function recordingRoutes(service: RecordingService): FastifyPluginAsyncTy
 
     app.get('/api/recordings/:call_sid', {
       config: { auth: 'public' },
-      schema: {
+      schema: { operationId: 'readSignedRecording',
         tags, params: CallSidParams, querystring: SignedRecordingQuery,
         summary: 'A signed recording link (from the stream endpoint): no credential; Range requests answer 206, an unsatisfiable range 416; a bad or expired signature 403',
         response: { 200: binary('The recording', ['audio/wav', 'audio/mpeg']), 206: binary('Part of the recording', ['audio/wav', 'audio/mpeg']), ...errorResponses(400, 403, 404, 416, 500) },

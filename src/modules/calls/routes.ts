@@ -10,7 +10,7 @@ export function callRoutes(service: CallService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post('/api/calls', {
       config: { permission: 'calls:write' },
-      schema: {
+      schema: { operationId: 'createCall',
         tags, headers: OrganizationHeader, body: CreateCallBody,
         summary: 'Report a new call (voice runtime): agent_name and recording_enabled are copied from the agent; call_sid is made when not given',
         response: { 200: envelope(Call), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },
@@ -19,7 +19,7 @@ export function callRoutes(service: CallService): FastifyPluginAsyncTypebox {
 
     app.get('/api/calls', {
       config: { permission: 'calls:read' },
-      schema: {
+      schema: { operationId: 'listCalls',
         tags, headers: OrganizationHeader, querystring: ListCallsQuery,
         summary: 'List call summaries, newest first (created_at desc, call_sid desc); filter by agent, status, type and creation time',
         response: { 200: listEnvelope(CallSummary), ...errorResponses(...ORG_ROUTE_ERRORS) },
@@ -28,7 +28,7 @@ export function callRoutes(service: CallService): FastifyPluginAsyncTypebox {
 
     app.get('/api/calls/:call_sid', {
       config: { permission: 'calls:read' },
-      schema: {
+      schema: { operationId: 'getCall',
         tags, headers: OrganizationHeader, params: CallSidParams,
         summary: 'Get a call: summary, transcript and cost breakdown',
         response: { 200: envelope(Call), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
@@ -37,7 +37,7 @@ export function callRoutes(service: CallService): FastifyPluginAsyncTypebox {
 
     app.patch('/api/calls/:call_sid', {
       config: { permission: 'calls:write' },
-      schema: {
+      schema: { operationId: 'updateCall',
         tags, headers: OrganizationHeader, params: CallSidParams, body: UpdateCallBody,
         summary: 'Report progress (voice runtime): status moves forward only; a final status ends the call, debits its cost once and counts it in analytics; an ended call cannot change (409)',
         response: { 200: envelope(Call), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },

@@ -15,7 +15,7 @@ export const CallSidParams = Type.Object({ call_sid: PathId('call_ + 20 letters 
 
 export const CostBreakdown = Type.Object(
   { stt: Credits, llm: Credits, tts: Credits, telephony: Credits, platform: Credits },
-  { additionalProperties: false, description: 'Credits per component; total_cost is their sum' },
+  { title: 'CostBreakdown', additionalProperties: false, description: 'Credits per component; total_cost is their sum' },
 );
 
 export const TranscriptTurn = Type.Object(
@@ -24,7 +24,7 @@ export const TranscriptTurn = Type.Object(
     text: Type.String({ maxLength: 20_000 }),
     start_seconds: Type.Number({ minimum: 0 }),
   },
-  { additionalProperties: false },
+  { title: 'TranscriptTurn', additionalProperties: false },
 );
 
 export const CreateCallBody = Type.Object(
@@ -37,7 +37,7 @@ export const CreateCallBody = Type.Object(
     status: Type.Optional(Type.Enum(['queued', 'ringing', 'in_progress'], { default: 'queued', description: 'Initial status (default queued)' })),
     start_time: Type.Optional(Type.String({ format: 'date-time', description: 'When the call connected (default: when it moves to in_progress)' })),
   },
-  { additionalProperties: false },
+  { title: 'CreateCallBody', additionalProperties: false },
 );
 
 export const UpdateCallBody = Type.Object(
@@ -52,7 +52,7 @@ export const UpdateCallBody = Type.Object(
     cost_breakdown: Type.Optional(CostBreakdown),
     transcript: Type.Optional(Type.Array(TranscriptTurn, { maxItems: 10_000, description: 'Replaces the transcript' })),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'UpdateCallBody', additionalProperties: false, minProperties: 1 },
 );
 
 export const CallSummary = Type.Object({
@@ -74,7 +74,7 @@ export const CallSummary = Type.Object({
   end_time: NullableTimestamp,
   end_reason: Nullable(Type.String()),
   billing_status: Type.String(),
-});
+}, { title: 'CallSummary' });
 
 export const Call = Type.Object({
   ...CallSummary.properties,
@@ -83,7 +83,7 @@ export const Call = Type.Object({
   has_recording: Type.Boolean(),
   recording_content_type: Nullable(Type.String()),
   recording_bytes: Nullable(Type.Integer()),
-});
+}, { title: 'Call' });
 
 const DateOrTime = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?(Z|[+-]\\d{2}:\\d{2}))?$',
@@ -108,7 +108,7 @@ export const RecordingStream = Type.Object({
   expires_in: Type.Number(),
   content_type: Type.String(),
   filename: Type.String(),
-});
+}, { title: 'RecordingStream' });
 
 export const SignedRecordingQuery = Type.Object({
   org: Type.String({ minLength: 1, maxLength: 64 }),

@@ -10,7 +10,7 @@ export function integrationRoutes(service: IntegrationService): FastifyPluginAsy
   return async (app) => {
     app.post('/api/integrations', {
       config: { permission: 'integrations:create' },
-      schema: {
+      schema: { operationId: 'createIntegration',
         tags, summary: 'Create an integration (credentials are encrypted and never returned)', headers: OrganizationHeader, body: CreateIntegrationBody,
         response: { 200: envelope(Integration), ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
@@ -18,7 +18,7 @@ export function integrationRoutes(service: IntegrationService): FastifyPluginAsy
 
     app.get('/api/integrations', {
       config: { permission: 'integrations:read' },
-      schema: {
+      schema: { operationId: 'listIntegrations',
         tags, summary: 'List integrations, newest first', headers: OrganizationHeader, querystring: ListIntegrationsQuery,
         response: { 200: listEnvelope(IntegrationSummary), ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
@@ -26,7 +26,7 @@ export function integrationRoutes(service: IntegrationService): FastifyPluginAsy
 
     app.get('/api/integrations/:integration_id', {
       config: { permission: 'integrations:read' },
-      schema: {
+      schema: { operationId: 'getIntegration',
         tags, summary: 'Get an integration', headers: OrganizationHeader, params: IntegrationIdParams,
         response: { 200: envelope(Integration), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -34,7 +34,7 @@ export function integrationRoutes(service: IntegrationService): FastifyPluginAsy
 
     app.patch('/api/integrations/:integration_id', {
       config: { permission: 'integrations:update' },
-      schema: {
+      schema: { operationId: 'updateIntegration',
         tags, summary: 'Rename an integration or replace its credentials', headers: OrganizationHeader, params: IntegrationIdParams,
         body: UpdateIntegrationBody, response: { 200: envelope(Integration), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -42,7 +42,7 @@ export function integrationRoutes(service: IntegrationService): FastifyPluginAsy
 
     app.delete('/api/integrations/:integration_id', {
       config: { permission: 'integrations:delete' },
-      schema: {
+      schema: { operationId: 'deleteIntegration',
         tags, summary: 'Delete an integration (409 while phone numbers use it)', headers: OrganizationHeader, params: IntegrationIdParams,
         response: { 200: MessageEnvelope, ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },
       },
@@ -59,7 +59,7 @@ export function integrationRoutes(service: IntegrationService): FastifyPluginAsy
           throw Errors.unsupportedMediaType('Send Content-Type: application/json (with no body)');
         }
       },
-      schema: {
+      schema: { operationId: 'validateIntegration',
         tags, summary: 'Validate the stored credentials with a test call to the provider (active or invalid)',
         headers: OrganizationHeader, params: IntegrationIdParams,
         response: { 200: envelope(Integration), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 415) },

@@ -16,12 +16,12 @@ export const CreateIntegrationBody = Type.Object(
     category: Type.Optional(Type.Enum(['telephony'], { default: 'telephony' })),
     credentials: Credentials,
   },
-  { additionalProperties: false },
+  { title: 'CreateIntegrationBody', additionalProperties: false },
 );
 
 export const UpdateIntegrationBody = Type.Object(
   { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })), credentials: Type.Optional(Credentials) },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'UpdateIntegrationBody', additionalProperties: false, minProperties: 1 },
 );
 
 export const IntegrationSummary = Type.Object({
@@ -31,9 +31,9 @@ export const IntegrationSummary = Type.Object({
   category: Type.String(),
   status: Type.Enum(['active', 'invalid']),
   created_at: Timestamp,
-});
+}, { title: 'IntegrationSummary' });
 
-export const Integration = Type.Object({ ...IntegrationSummary.properties, client_id: Type.String(), updated_at: Timestamp });
+export const Integration = Type.Object({ ...IntegrationSummary.properties, client_id: Type.String(), updated_at: Timestamp }, { title: 'Integration' });
 
 export const ListIntegrationsQuery = Type.Object(pageQuery(50));
 export const IntegrationIdParams = Type.Object({ integration_id: PathId('intg_ + 12 hex') });

@@ -3,13 +3,13 @@ import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader } from '
 import { AcceptedInvitation, CreateInvitationBody, Invitation, InvitationList, InviteIdParams } from './schemas.ts';
 import type { InvitationService } from './service.ts';
 
-const tags = ['Organizations'];
+const tags = ['Invitations'];
 
 export function invitationRoutes(service: InvitationService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/api/auth/organizations/invitations', {
       config: { permission: 'invitations:read' },
-      schema: {
+      schema: { operationId: 'listInvitations',
         tags, headers: OrganizationHeader, summary: 'Pending invitations of the organization, newest first: {invitations} with no envelope',
         response: { 200: InvitationList, ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
@@ -17,7 +17,7 @@ export function invitationRoutes(service: InvitationService): FastifyPluginAsync
 
     app.post('/api/auth/organizations/invitations', {
       config: { permission: 'invitations:create' },
-      schema: {
+      schema: { operationId: 'createInvitation',
         tags, headers: OrganizationHeader, body: CreateInvitationBody,
         summary: 'Invite an address with a role (not above your own); expires after 7 days; the email goes through the configured mailer',
         response: { 200: envelope(Invitation), ...errorResponses(...ORG_ROUTE_ERRORS, 409) },
@@ -26,7 +26,7 @@ export function invitationRoutes(service: InvitationService): FastifyPluginAsync
 
     app.delete('/api/auth/organizations/invitations/:invite_id', {
       config: { permission: 'invitations:delete' },
-      schema: {
+      schema: { operationId: 'cancelInvitation',
         tags, headers: OrganizationHeader, params: InviteIdParams, summary: 'Cancel a pending invitation (status cancelled; 409 once accepted, cancelled or expired)',
         response: { 200: envelope(Invitation), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },
       },
@@ -34,7 +34,7 @@ export function invitationRoutes(service: InvitationService): FastifyPluginAsync
 
     app.post('/api/auth/invitations/:invite_id/accept', {
       config: { auth: 'principal' },
-      schema: {
+      schema: { operationId: 'acceptInvitation',
         tags, params: InviteIdParams,
         summary: "Accept an invitation with a sign-in token (JWT) whose email is the invited address: you become a member with the invited role; another address's invitation 403; expired, cancelled or accepted 409",
         response: { 200: envelope(AcceptedInvitation), ...errorResponses(400, 401, 403, 404, 409, 500) },

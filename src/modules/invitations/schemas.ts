@@ -12,16 +12,16 @@ export const Invitation = Type.Object({
   status: Type.Enum(['pending', 'accepted', 'cancelled', 'expired']),
   created_at: Timestamp,
   expires_at: Timestamp,
-});
+}, { title: 'Invitation' });
 
-export const InvitationList = Type.Object({ invitations: Type.Array(Invitation) });
+export const InvitationList = Type.Object({ invitations: Type.Array(Invitation) }, { title: 'InvitationList' });
 
 export const CreateInvitationBody = Type.Object(
   {
     email: Type.String({ format: 'email', maxLength: 254 }),
     role: RoleSchema,
   },
-  { additionalProperties: false },
+  { title: 'CreateInvitationBody', additionalProperties: false },
 );
 
 export const InviteIdParams = Type.Object({ invite_id: PathId('inv_ + 12 hex') });
@@ -31,4 +31,4 @@ export const AcceptedInvitation = Type.Object({
   organization_id: Type.String(),
   user_id: Type.String(),
   role: RoleSchema,
-});
+}, { title: 'AcceptedInvitation' });

@@ -12,7 +12,9 @@ const tags = ['Knowledge base'];
 // The multipart form is checked while it streams (readDocumentUpload); its schema only documents it,
 // so it carries no keyword the validator would apply to the (unparsed) body.
 const MultipartDocument = {
+  title: 'DocumentUpload',
   description: 'Fields: name (1-200 characters, required), file (binary: PDF, DOCX, TXT, Markdown, HTML or CSV; at most 50 MB), agent_id (optional)',
+  examples: [{ name: 'Opening hours', file: '(the file, binary)', agent_id: 'agent_a1b2c3d4e5f6' }],
 };
 
 export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: string): FastifyPluginAsyncTypebox {
@@ -23,7 +25,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
     app.post('/api/knowledge-base', {
       config: { permission: 'kb:create', largeUpload: true },
       bodyLimit: 12 * 1024 * 1024,
-      schema: {
+      schema: { operationId: 'createDocument',
         tags, headers: OrganizationHeader,
         summary: 'Create a document from a file (multipart/form-data) or a text (JSON); queues its indexing job',
         body: { content: { 'application/json': { schema: CreateTextDocumentBody }, 'multipart/form-data': { schema: MultipartDocument } } } as never,
@@ -51,7 +53,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
 
     app.get('/api/knowledge-base', {
       config: { permission: 'kb:read' },
-      schema: {
+      schema: { operationId: 'listDocuments',
         tags, summary: 'List documents: search by name, filter by type, sort by name, created_at, updated_at or size', headers: OrganizationHeader,
         querystring: ListDocumentsQuery, response: { 200: listEnvelope(DocumentSummary), ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
@@ -59,7 +61,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
 
     app.get('/api/knowledge-base/:documentation_id', {
       config: { permission: 'kb:read' },
-      schema: {
+      schema: { operationId: 'getDocument',
         tags, summary: 'Get the full document', headers: OrganizationHeader, params: DocumentIdParams,
         response: { 200: envelope(Document), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -67,7 +69,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
 
     app.delete('/api/knowledge-base/:documentation_id', {
       config: { permission: 'kb:delete' },
-      schema: {
+      schema: { operationId: 'deleteDocument',
         tags, summary: 'Delete a document with its file, chunks and vectors', headers: OrganizationHeader, params: DocumentIdParams,
         response: { 200: MessageEnvelope, ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -78,7 +80,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
 
     app.post('/api/knowledge-base/:documentation_id/reprocess', {
       config: { permission: 'kb:update' },
-      schema: {
+      schema: { operationId: 'reprocessDocument',
         tags, summary: 'Index the document again (a new job; older jobs for it are ignored)', headers: OrganizationHeader, params: DocumentIdParams,
         response: { 200: envelope(CreatedDocument), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -86,7 +88,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
 
     app.post('/api/knowledge-base/search', {
       config: { permission: 'kb:read' },
-      schema: {
+      schema: { operationId: 'searchKnowledgeBase',
         tags, summary: 'Hybrid search (vector + full text, reciprocal rank fusion) over the organization\'s or one agent\'s documents',
         headers: OrganizationHeader, body: SearchBody,
         response: { 200: envelope(Type.Array(SearchHit)), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },

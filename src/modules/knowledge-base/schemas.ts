@@ -15,7 +15,7 @@ export const DocumentSummary = Type.Object({
   vector_count: Type.Integer(),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'DocumentSummary' });
 
 export const Document = Type.Object({
   ...DocumentSummary.properties,
@@ -27,14 +27,14 @@ export const Document = Type.Object({
   last_processed_at: NullableTimestamp,
   processing_error: Nullable(Type.String({ description: 'Why processing failed' })),
   agent_ids: Type.Array(Type.String(), { description: 'Agents the document is attached to' }),
-});
+}, { title: 'Document' });
 
 export const CreatedDocument = Type.Object({
   documentation_id: Type.String(),
   name: Type.String(),
   type: Type.Enum(['file', 'text']),
   message_id: Type.String({ description: 'Id of the queued processing job' }),
-});
+}, { title: 'CreatedDocument' });
 
 export const Name = Type.String({ minLength: 1, maxLength: 200 });
 
@@ -44,7 +44,7 @@ export const CreateTextDocumentBody = Type.Object(
     text: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000_000 })),
     agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
-  { additionalProperties: false, description: 'JSON for text documents; multipart/form-data (name, file, agent_id) for files' },
+  { title: 'CreateTextDocumentBody', additionalProperties: false, description: 'JSON for text documents; multipart/form-data (name, file, agent_id) for files' },
 );
 
 export const ListDocumentsQuery = Type.Object({
@@ -64,7 +64,7 @@ export const SearchBody = Type.Object(
     agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Search only this agent's documents" })),
     top_k: Type.Integer({ minimum: 1, maximum: 50, default: 5 }),
   },
-  { additionalProperties: false },
+  { title: 'SearchBody', additionalProperties: false },
 );
 
 export const SearchHit = Type.Object({
@@ -73,4 +73,4 @@ export const SearchHit = Type.Object({
   text: Type.String(),
   page: Nullable(Type.Integer()),
   score: Type.Number({ description: 'Reciprocal-rank fusion of vector and full-text ranks; higher is better' }),
-});
+}, { title: 'SearchHit' });

@@ -11,7 +11,7 @@ export function organizationRoutes(service: OrganizationService, members: Member
   return async (app) => {
     app.post('/api/auth/organizations', {
       config: { auth: 'principal' },
-      schema: {
+      schema: { operationId: 'createOrganization',
         tags, summary: 'Create an organization; the caller (a user signed in with a JWT; an API key is 403 user_token_required) becomes its admin', body: CreateOrganizationBody,
         response: { 200: envelope(Organization), ...errorResponses(400, 401, 403, 500) },
       },
@@ -19,7 +19,7 @@ export function organizationRoutes(service: OrganizationService, members: Member
 
     app.get('/api/auth/me', {
       config: { auth: 'principal' },
-      schema: {
+      schema: { operationId: 'getMe',
         tags, summary: 'The calling user and the organizations they belong to',
         response: { 200: envelope(Me), ...errorResponses(401, 404, 500) },
       },
@@ -27,7 +27,7 @@ export function organizationRoutes(service: OrganizationService, members: Member
 
     app.get('/api/auth/organizations/members', {
       config: { permission: 'members:read' },
-      schema: {
+      schema: { operationId: 'listMembers',
         tags, summary: 'Members of the organization, oldest first', headers: OrganizationHeader, querystring: ListMembersQuery,
         response: { 200: listEnvelope(Member), ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
@@ -35,7 +35,7 @@ export function organizationRoutes(service: OrganizationService, members: Member
 
     app.patch('/api/auth/organizations/members/:user_id', {
       config: { permission: 'members:update' },
-      schema: {
+      schema: { operationId: 'updateMember',
         tags, headers: OrganizationHeader, params: MemberParams, body: UpdateMemberBody,
         summary: "Change a member's role (not above your own; the last admin cannot be demoted: 409); their keys above the new role are revoked",
         response: { 200: envelope(Member), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },
@@ -44,7 +44,7 @@ export function organizationRoutes(service: OrganizationService, members: Member
 
     app.delete('/api/auth/organizations/members/:user_id', {
       config: { permission: 'members:delete' },
-      schema: {
+      schema: { operationId: 'removeMember',
         tags, headers: OrganizationHeader, params: MemberParams,
         summary: 'Remove a member (the last admin cannot be removed: 409); their API keys in the organization are revoked',
         response: { 200: envelope(Member), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },

@@ -6,11 +6,11 @@ export const Organization = Type.Object({
   name: Type.String(),
   role: RoleSchema,
   created_at: Timestamp,
-});
+}, { title: 'Organization' });
 
 export const CreateOrganizationBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200 }) },
-  { additionalProperties: false },
+  { title: 'CreateOrganizationBody', additionalProperties: false },
 );
 
 export const Me = Type.Object({
@@ -22,17 +22,17 @@ export const Me = Type.Object({
   organizations: Type.Array(
     Type.Object({ organization_id: Type.String(), name: Type.String(), role: RoleSchema, joined_at: Timestamp }),
   ),
-});
+}, { title: 'Me' });
 
 export const Member = Type.Object({
   user_id: Type.String(),
   email: Nullable(Type.String()),
   role: RoleSchema,
   joined_at: Timestamp,
-});
+}, { title: 'Member' });
 
 export const ListMembersQuery = Type.Object(pageQuery(50));
 
 export const MemberParams = Type.Object({ user_id: PathId('user_ + 12 hex') });
 
-export const UpdateMemberBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });
+export const UpdateMemberBody = Type.Object({ role: RoleSchema }, { title: 'UpdateMemberBody', additionalProperties: false });

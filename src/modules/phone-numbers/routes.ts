@@ -9,7 +9,7 @@ export function phoneNumberRoutes(service: PhoneNumberService): FastifyPluginAsy
   return async (app) => {
     app.post('/api/phone-numbers', {
       config: { permission: 'phone_numbers:create' },
-      schema: {
+      schema: { operationId: 'importPhoneNumber',
         tags, headers: OrganizationHeader, body: ImportPhoneNumberBody,
         summary: 'Import a phone number: carrier_a (looked up in the carrier account, voice URL pointed at the platform) or sip (trunks and dispatch rule created)',
         response: { 200: envelope(PhoneNumber), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409, 502) },
@@ -18,7 +18,7 @@ export function phoneNumberRoutes(service: PhoneNumberService): FastifyPluginAsy
 
     app.get('/api/phone-numbers', {
       config: { permission: 'phone_numbers:read' },
-      schema: {
+      schema: { operationId: 'listPhoneNumbers',
         tags, summary: 'List phone numbers, newest first', headers: OrganizationHeader, querystring: ListPhoneNumbersQuery,
         response: { 200: listEnvelope(PhoneNumber), ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
@@ -26,7 +26,7 @@ export function phoneNumberRoutes(service: PhoneNumberService): FastifyPluginAsy
 
     app.get('/api/phone-numbers/:phone_number_id', {
       config: { permission: 'phone_numbers:read' },
-      schema: {
+      schema: { operationId: 'getPhoneNumber',
         tags, summary: 'Get a phone number', headers: OrganizationHeader, params: PhoneNumberIdParams,
         response: { 200: envelope(PhoneNumber), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -34,7 +34,7 @@ export function phoneNumberRoutes(service: PhoneNumberService): FastifyPluginAsy
 
     app.patch('/api/phone-numbers/:phone_number_id', {
       config: { permission: 'phone_numbers:update' },
-      schema: {
+      schema: { operationId: 'updatePhoneNumber',
         tags, summary: 'Assign to an agent (agent_id), unassign (agent_id: null), or change supports_*', headers: OrganizationHeader,
         params: PhoneNumberIdParams, body: UpdatePhoneNumberBody,
         response: { 200: envelope(PhoneNumber), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
@@ -43,7 +43,7 @@ export function phoneNumberRoutes(service: PhoneNumberService): FastifyPluginAsy
 
     app.delete('/api/phone-numbers/:phone_number_id', {
       config: { permission: 'phone_numbers:delete' },
-      schema: {
+      schema: { operationId: 'deletePhoneNumber',
         tags, headers: OrganizationHeader, params: PhoneNumberIdParams,
         summary: 'Delete a phone number (409 while assigned; 403 for another organization\'s; SIP trunks removed)',
         response: { 200: envelope(PhoneNumber), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409, 502) },

@@ -17,7 +17,7 @@ export const ImportPhoneNumberBody = Type.Object(
     inbound_pin: Type.Optional(Type.String({ minLength: 4, maxLength: 10, description: 'SIP, optional: PIN callers enter (never returned)' })),
     media_encryption: Type.Optional(Type.Enum(['disable', 'allow', 'require'], { default: 'allow', description: 'SIP: default allow' })),
   },
-  { additionalProperties: false },
+  { title: 'ImportPhoneNumberBody', additionalProperties: false },
 );
 
 export const UpdatePhoneNumberBody = Type.Object(
@@ -26,7 +26,7 @@ export const UpdatePhoneNumberBody = Type.Object(
     supports_inbound: Type.Optional(Type.Boolean()),
     supports_outbound: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'UpdatePhoneNumberBody', additionalProperties: false, minProperties: 1 },
 );
 
 export const PhoneNumber = Type.Object({
@@ -54,7 +54,7 @@ export const PhoneNumber = Type.Object({
   ),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'PhoneNumber' });
 
 export const ListPhoneNumbersQuery = Type.Object(pageQuery(50));
 export const PhoneNumberIdParams = Type.Object({ phone_number_id: PathId('phon_ + 12 hex') });

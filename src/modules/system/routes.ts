@@ -1,24 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errorResponses } from '../../core/schemas.ts';
-import { renderDocsPage } from './docs-page.ts';
+import { registerReference } from './reference-http.ts';
 import type { SystemService } from './service.ts';
 
 const tags = ['Service'];
 
 export function systemRoutes(service: SystemService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    let page: string | undefined; // rendered once, on first request: the routes are fixed by then
     app.get('/api/health', {
       config: { auth: 'public' },
-      schema: { tags, summary: 'Liveness', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+      schema: { operationId: 'getHealth', tags, summary: 'Liveness', response: { 200: Type.Object({ status: Type.Literal('ok') }, { title: 'Health' }) } },
     }, async () => ({ status: 'ok' as const }));
 
     app.get('/api/ready', {
       config: { auth: 'public' },
-      schema: {
+      schema: { operationId: 'getReadiness',
         tags, summary: 'Readiness: the database answers',
-        response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
+        response: { 200: Type.Object({ status: Type.Literal('ready') }, { title: 'Readiness' }), ...errorResponses(503) },
       },
     }, async () => {
       await service.checkReady();
@@ -27,15 +26,9 @@ export function systemRoutes(service: SystemService): FastifyPluginAsyncTypebox 
 
     app.get('/api/openapi.json', {
       config: { auth: 'public' },
-      schema: { hide: true },
+      schema: { operationId: 'getOpenApiDocument', hide: true },
     }, async () => app.swagger());
 
-    app.get('/api/docs', {
-      config: { auth: 'public' },
-      schema: { hide: true },
-    }, async (_req, reply) => {
-      page ??= renderDocsPage(app.swagger() as Record<string, unknown>);
-      return reply.type('text/html; charset=utf-8').send(page);
-    });
+    await registerReference(app);
   };
 }

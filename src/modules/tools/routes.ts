@@ -9,7 +9,7 @@ export function toolRoutes(service: ToolService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post('/api/tools', {
       config: { permission: 'tools:create' },
-      schema: {
+      schema: { operationId: 'createTool',
         tags, summary: 'Create a webhook tool', headers: OrganizationHeader, body: CreateToolBody,
         response: { 200: envelope(Tool), ...errorResponses(...ORG_ROUTE_ERRORS, 409) },
       },
@@ -17,7 +17,7 @@ export function toolRoutes(service: ToolService): FastifyPluginAsyncTypebox {
 
     app.get('/api/tools', {
       config: { permission: 'tools:read' },
-      schema: {
+      schema: { operationId: 'listTools',
         tags, summary: 'List tools, newest first', headers: OrganizationHeader, querystring: ListToolsQuery,
         response: { 200: listEnvelope(Tool), ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
@@ -25,7 +25,7 @@ export function toolRoutes(service: ToolService): FastifyPluginAsyncTypebox {
 
     app.get('/api/tools/:tool_id', {
       config: { permission: 'tools:read' },
-      schema: {
+      schema: { operationId: 'getTool',
         tags, summary: 'Get a tool', headers: OrganizationHeader, params: ToolIdParams,
         response: { 200: envelope(Tool), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -33,7 +33,7 @@ export function toolRoutes(service: ToolService): FastifyPluginAsyncTypebox {
 
     app.patch('/api/tools/:tool_id', {
       config: { permission: 'tools:update' },
-      schema: {
+      schema: { operationId: 'updateTool',
         tags, summary: "Update a tool: only the fields given change; headers and parameters are replaced whole. Another organization's tool: 403",
         headers: OrganizationHeader, params: ToolIdParams, body: UpdateToolBody,
         response: { 200: envelope(Tool), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },
@@ -42,7 +42,7 @@ export function toolRoutes(service: ToolService): FastifyPluginAsyncTypebox {
 
     app.delete('/api/tools/:tool_id', {
       config: { permission: 'tools:delete' },
-      schema: {
+      schema: { operationId: 'deleteTool',
         tags, summary: 'Delete a tool (agents stop offering it)', headers: OrganizationHeader, params: ToolIdParams,
         response: { 200: MessageEnvelope, ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
@@ -57,7 +57,7 @@ export function toolRoutes(service: ToolService): FastifyPluginAsyncTypebox {
       preValidation: async (req) => {
         req.body ??= {};
       },
-      schema: {
+      schema: { operationId: 'testTool',
         tags, summary: 'Call the webhook once with sample (or given) arguments; private and loopback destinations are refused (400)',
         headers: OrganizationHeader, params: ToolIdParams, body: TestToolBody,
         response: { 200: envelope(ToolTestResult), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },

@@ -34,7 +34,7 @@ export const CreateToolBody = Type.Object(
     parameters: Type.Optional(fields.parameters),
     timeout_seconds: Type.Optional({ ...fields.timeout_seconds, default: 10 }),
   },
-  { additionalProperties: false },
+  { title: 'CreateToolBody', additionalProperties: false },
 );
 
 export const UpdateToolBody = Type.Object(
@@ -47,7 +47,7 @@ export const UpdateToolBody = Type.Object(
     parameters: Type.Optional(fields.parameters),
     timeout_seconds: Type.Optional(fields.timeout_seconds),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'UpdateToolBody', additionalProperties: false, minProperties: 1 },
 );
 
 export const Tool = Type.Object({
@@ -62,11 +62,11 @@ export const Tool = Type.Object({
   timeout_seconds: Type.Integer(),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Tool' });
 
 export const TestToolBody = Type.Object(
   { arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Defaults to sample values per parameter' })) },
-  { additionalProperties: false },
+  { title: 'TestToolBody', additionalProperties: false },
 );
 
 export const ToolTestResult = Type.Object({
@@ -77,7 +77,7 @@ export const ToolTestResult = Type.Object({
   truncated: Type.Boolean(),
   error: Nullable(Type.String()),
   request: Type.Object({ method: Type.String(), url: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()) }),
-});
+}, { title: 'ToolTestResult' });
 
 export const ListToolsQuery = Type.Object(pageQuery(50));
 export const ToolIdParams = Type.Object({ tool_id: PathId('tool_ + 12 hex') });

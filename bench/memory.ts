@@ -1,0 +1,77 @@
+/**
+ * The server's memory as `npm start` runs it (results: bench/results/memory.json): resident set size
+ * once idle on PostgreSQL (target < 150 MB) and on the embedded database (target < 400 MB), and the
+ * peak of the embedded database's first start in a fresh data directory (target < 600 MB), sampled
+ * every 10 ms from the kernel (VmRSS; VmHWM for the peak).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadAverage, machine, writeResult } from './lib.ts';
+import { benchDatabase, seededCalls } from './seed.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+const start = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string;
+// `exec node <flags> src/server.ts`: the flags npm start gives the server.
+const nodeArgs = start.replace(/^exec\s+/, '').split(/\s+/).slice(1);
+
+const statusOf = (pid: number) => fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+const kb = (status: string, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024;
+
+/** Starts the server as npm start does and reports its memory at first listen and once idle. */
+async function measure(label: string, env: Record<string, string>, v8Flags: string[] = []) {
+  const child = spawn(process.execPath, [...v8Flags, ...nodeArgs], { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  let peak = 0;
+  const sampler = setInterval(() => {
+    try { peak = Math.max(peak, kb(statusOf(child.pid!), 'VmRSS')); } catch { /* not started yet or gone */ }
+  }, 10);
+  const started = performance.now();
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${label}: no listen:\n${out}`)), 120_000);
+    child.stdout!.on('data', () => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (match) { clearTimeout(timer); resolve(match[1]!); }
+    });
+    child.once('exit', () => reject(new Error(`${label}: exited:\n${out}`)));
+  });
+  const startSeconds = (performance.now() - started) / 1000;
+  const atListen = kb(statusOf(child.pid!), 'VmRSS');
+  await fetch(`${url}/api/health`);
+  await new Promise((r) => setTimeout(r, 10_000)); // idle: timers settled, garbage collected
+  const status = statusOf(child.pid!);
+  clearInterval(sampler);
+  const result = {
+    start_seconds: Number(startSeconds.toFixed(2)), rss_at_listen_mb: Math.round(atListen), rss_idle_mb: Math.round(kb(status, 'VmRSS')),
+    peak_rss_mb: Math.round(Math.max(peak, kb(status, 'VmHWM'))),
+  };
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  return result;
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbmem-'));
+try {
+  const url = await benchDatabase('calls_10k');
+  (await seededCalls({ url, perOrg: 100 })).database.close();
+  const result = {
+    ...machine(),
+    node_arguments: nodeArgs.slice(0, -1),
+    postgres: await measure('postgres', { DATABASE_URL: url, DATA_DIR: path.join(dataDir, 'pg'), BOOTSTRAP: 'false' }),
+    embedded_first_start: await measure('embedded', { DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'embedded') }),
+    embedded_restart: await measure('embedded again', { DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'embedded') }),
+    // The young generation V8 grows while the server starts stays committed: capping it trades
+    // throughput under load (about 8% on the calls list) for idle memory.
+    postgres_semi_space_8mb: await measure('postgres, --max-semi-space-size=8', { DATABASE_URL: url, DATA_DIR: path.join(dataDir, 'pg2'), BOOTSTRAP: 'false', MALLOC_ARENA_MAX: '2' }, ['--max-semi-space-size=8']),
+    embedded_semi_space_8mb: await measure('embedded, --max-semi-space-size=8', { DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'embedded2'), MALLOC_ARENA_MAX: '2' }, ['--max-semi-space-size=8']),
+    targets: { postgres_idle_mb: 150, embedded_idle_mb: 400, embedded_first_start_peak_mb: 600 },
+    load_after: loadAverage(),
+  };
+  console.log(JSON.stringify(result, null, 2));
+  console.log(`written to ${writeResult('memory', result)}`);
+} finally {
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}

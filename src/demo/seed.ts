@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { Switchboard } from '@switchboard/sdk';
 import { toneWav } from '../modules/calls/audio.ts';
 import { ProgressBar } from './progress.ts';
 
@@ -34,39 +35,29 @@ const CONVERSATIONS = [
  * transcripts, costs and real WAV recordings (generated tones).
  */
 export async function seedDemo(options: SeedOptions): Promise<SeedResult> {
-  const base = options.url.replace(/\/$/, '');
-  const headers = { 'x-api-key': options.apiKey, 'x-organization-id': options.orgId };
-  async function call<T = any>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': contentType }) },
-      body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path} → ${response.status}: ${text}`);
-    return JSON.parse(text).data as T;
-  }
+  // Through the SDK, as an integrator would: retries, errors and uploads are its own.
+  const sb = new Switchboard({ baseUrl: options.url, apiKey: options.apiKey, organizationId: options.orgId });
 
-  const tool = await call('POST', '/api/tools', {
+  const tool = await sb.tools.create({
     tool_name: `book_appointment_${randomInt(1e6)}`, tool_description: 'Books an appointment in the calendar',
     webhook_url: 'https://example.com/hooks/book', http_method: 'POST', timeout_seconds: 10,
     parameters: [{ name: 'time', type: 'string', description: 'ISO 8601 start', required: true }],
   });
-  const document = await call('POST', '/api/knowledge-base', {
+  const document = await sb.knowledgeBase.createText({
     name: 'Opening hours and prices', text: 'We are open Monday to Friday, 8 am to 6 pm. A call-out costs 80 dollars; each further hour 45 dollars.',
   });
   const agents: Array<{ agent_id: string; recording_enabled: boolean }> = [];
   for (const [name, recording] of [['Front desk', true], ['Appointments', true], ['Order updates', false]] as const) {
-    agents.push(await call('POST', '/api/agents', {
+    agents.push(await sb.agents.create({
       agent_name: name, recording_enabled: recording, system_prompt: `You are the ${name.toLowerCase()} assistant. Be brief and kind.`,
       first_message: 'Hello! How can I help?', tool_ids: [tool.tool_id], documentation_ids: [document.documentation_id],
     }));
   }
-  const number = await call('POST', '/api/phone-numbers', {
+  const number = await sb.phoneNumbers.import({
     phone_number: `+1555${String(randomInt(1e7)).padStart(7, '0')}`, provider: 'sip', supports_inbound: true,
     sip_trunk_name: 'Demo PBX', sip_username: 'demo', sip_password: 'demo-password-1', inbound_room_name: 'demo-',
   });
-  await call('PATCH', `/api/phone-numbers/${number.phone_number_id}`, { agent_id: agents[0].agent_id });
+  await sb.phoneNumbers.update(number.phone_number_id, { agent_id: agents[0]!.agent_id });
 
   const bar = options.progress === false ? undefined : new ProgressBar('calls', options.calls);
   const callSids: string[] = [];
@@ -75,26 +66,26 @@ export async function seedDemo(options: SeedOptions): Promise<SeedResult> {
   async function worker(): Promise<void> {
     while (next < options.calls) {
       const i = next++;
-      const agent = agents[i % agents.length];
+      const agent = agents[i % agents.length]!;
       const start = now - randomInt(30 * DAY_MS);
       const seconds = 20 + randomInt(400);
       const lines = CONVERSATIONS[i % CONVERSATIONS.length]!;
-      const created = await call('POST', '/api/calls', {
+      const created = await sb.calls.create({
         agent_id: agent.agent_id, call_type: (['inbound', 'outbound', 'inbound', 'preview'] as const)[i % 4],
         to_number: `+1415555${String(1000 + (i % 9000)).padStart(4, '0')}`, from_number: '+14155550100',
         status: 'in_progress', start_time: new Date(start).toISOString(),
       });
       const cost = { stt: seconds * 0.01, llm: seconds * 0.02, tts: seconds * 0.015, telephony: seconds * 0.0085, platform: 0.5 };
       const round = (n: number) => Math.round(n * 10_000) / 10_000;
-      await call('PATCH', `/api/calls/${created.call_sid}`, {
+      await sb.calls.update(created.call_sid, {
         status: i % 11 === 5 ? 'failed' : 'completed',
         end_time: new Date(start + seconds * 1000).toISOString(),
         end_reason: (['user_hangup', 'agent_hangup', 'tool_end_call', 'silence_timeout'] as const)[i % 4],
         transcript: lines.map((text, turn) => ({ role: turn % 2 ? 'user' : 'agent', text, start_seconds: turn * 4 })),
-        cost_breakdown: Object.fromEntries(Object.entries(cost).map(([k, v]) => [k, round(v)])),
+        cost_breakdown: Object.fromEntries(Object.entries(cost).map(([k, v]) => [k, round(v)])) as typeof cost,
       });
       if (agent.recording_enabled) {
-        await call('PUT', `/api/calls/${created.call_sid}/recording`, toneWav(1 + (i % 3), 330 + (i % 5) * 55), 'audio/wav');
+        await sb.calls.uploadRecording(created.call_sid, new Blob([toneWav(1 + (i % 3), 330 + (i % 5) * 55)]), 'audio/wav');
       }
       callSids.push(created.call_sid);
       bar?.tick();

@@ -17,6 +17,7 @@ interface MediaType {
   examples?: Record<string, { value?: unknown }>;
 }
 interface Operation {
+  parameters?: Array<{ required?: boolean; schema?: Schema }>;
   requestBody?: { content?: Record<string, MediaType> };
   responses?: Record<string, { content?: Record<string, MediaType> }>;
 }
@@ -43,6 +44,12 @@ function lift(schema: unknown, components: Record<string, Schema>): unknown {
   }
   for (const key of NESTED) if (copy[key] && typeof copy[key] === 'object') copy[key] = lift(copy[key], components);
   for (const key of LISTS) if (Array.isArray(copy[key])) copy[key] = (copy[key] as unknown[]).map((s) => lift(s, components));
+  // A field with a default may be left out (the server fills it in): the document says it is optional.
+  if (Array.isArray(copy.required) && copy.properties) {
+    const properties = copy.properties as Record<string, Schema>;
+    copy.required = (copy.required as string[]).filter((key) => properties[key]?.default === undefined);
+    if ((copy.required as string[]).length === 0) delete copy.required;
+  }
   const name = copy.title;
   if (typeof name !== 'string' || copy.$ref) return copy;
   const existing = components[name];
@@ -57,6 +64,7 @@ export function nameSchemas<D extends Document>(document: D): D {
   const components: Record<string, Schema> = { ...(document.components?.schemas ?? {}) };
   for (const operations of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(operations)) {
+      for (const parameter of operation.parameters ?? []) if (parameter.schema?.default !== undefined) parameter.required = false;
       for (const body of Object.values(operation.requestBody?.content ?? {})) liftBody(body, components);
       for (const response of Object.values(operation.responses ?? {})) {
         for (const body of Object.values(response.content ?? {})) liftBody(body, components);

@@ -88,6 +88,21 @@ describe('slow clients cannot hold the server', () => {
     assert.match(client.received(), /^HTTP\/1\.1 200 /, client.received().slice(0, 300));
     assert.equal(JSON.parse(client.received().split('\r\n\r\n')[1]!).data.recording_bytes, audio.length);
   });
+
+  test('a body sent through app.inject (no connection) leaves no watchdog behind to fail later', async () => {
+    const thrown: unknown[] = [];
+    const record = (error: unknown) => thrown.push(error);
+    process.on('uncaughtException', record);
+    try {
+      const res = await app.inject({ method: 'POST', url: '/api/agents', headers: asRole(org, 'admin'), payload: { agent_name: 'Injected' } });
+      assert.equal(res.statusCode, 200, res.body);
+      // Past the 1 s body timeout and a check of the watchdog: a timer left behind would have fired.
+      await tick(1_600);
+    } finally {
+      process.off('uncaughtException', record);
+    }
+    assert.deepEqual(thrown.map(String), []);
+  });
 });
 
 describe('errors raised before routing have the documented body', () => {

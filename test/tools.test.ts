@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { TEST_ENCRYPTION_KEY, testConfig, testEnv, TEST_JWT_SECRET, buildTestApp } from './helpers/env.ts';
-import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 
 let seq = 0;
 async function createTool(org: TestOrg, body: Record<string, unknown> = {}) {
@@ -112,7 +112,8 @@ describe('tools', () => {
     const { app } = await testEnv();
     const org = await createOrg();
     const tool = await createTool(org);
-    const agent = (await app.inject({ method: 'POST', url: '/api/agents', headers: asRole(org, 'admin'), payload: { agent_name: 'a', tool_ids: [tool.tool_id] } })).json().data;
+    const agent = await createAgent(org, { tool_ids: [tool.tool_id] });
+    assert.deepEqual(agent.tool_ids, [tool.tool_id]);
     const del = await app.inject({ method: 'DELETE', url: `/api/tools/${tool.tool_id}`, headers: asRole(org, 'admin') });
     assert.equal(del.statusCode, 200);
     const after = await app.inject({ url: `/api/agents/${agent.agent_id}`, headers: asRole(org, 'admin') });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { SMTPServer } from 'smtp-server';
 import { buildApp } from '../src/app.ts';
@@ -112,7 +113,8 @@ describe('document indexing by a worker whose object store is S3 (s3rver on 127.
     try {
       await workedBy(services, INDEX_DOCUMENT.name, async () => {
         const org = await createOrg();
-        const body = multipart({ name: 'Harbour notes' }, { name: 'harbour.md', content: '# Tides\n\nThe harbour master posts the tide tables every Monday at dawn.' });
+        const content = '# Tides\n\nThe harbour master posts the tide tables every Monday at dawn.';
+        const body = multipart({ name: 'Harbour notes' }, { name: 'harbour.md', content });
         const res = await app.inject({ method: 'POST', url: '/api/knowledge-base', headers: asRole(org, 'agent_manager', { 'content-type': body.contentType }), payload: body.payload });
         assert.equal(res.statusCode, 200, res.body);
         const id = res.json().data.documentation_id;
@@ -120,12 +122,15 @@ describe('document indexing by a worker whose object store is S3 (s3rver on 127.
         assert.equal(done.processing_status, 'completed', done.processing_error);
         const full = (await app.inject({ url: `/api/knowledge-base/${id}`, headers: asRole(org, 'user') })).json().data;
         assert.equal(full.storage_uri, `s3://switchboard-index/${full.storage_key}`);
-        assert.ok((await store.size(full.storage_key))! > 0, 'the object is in the bucket');
+        // Read from the bucket with the SDK's client directly, not through the adapter under test.
+        const object = await store.client.send(new GetObjectCommand({ Bucket: 'switchboard-index', Key: full.storage_key }));
+        assert.equal(await object.Body?.transformToString(), content, 'the uploaded file is the object in the bucket');
         const hits = (await app.inject({ method: 'POST', url: '/api/knowledge-base/search', headers: asRole(org, 'user'), payload: { query: 'tide tables harbour master' } })).json().data;
         assert.equal(hits[0]?.documentation_id, id);
         assert.match(hits[0].text, /tide tables every Monday/);
         assert.equal((await app.inject({ method: 'DELETE', url: `/api/knowledge-base/${id}`, headers: asRole(org, 'admin') })).statusCode, 200);
-        assert.equal(await store.size(full.storage_key), undefined, 'the object is gone');
+        const left = await store.client.send(new ListObjectsV2Command({ Bucket: 'switchboard-index', Prefix: `${org.orgId}/` }));
+        assert.deepEqual((left.Contents ?? []).map((o) => o.Key), [], 'the object is gone');
       });
     } finally {
       await app.close();

@@ -26,9 +26,13 @@ export interface MatrixRoute {
 async function send(route: MatrixRoute, org: TestOrg, headers: Record<string, string>, path?: string) {
   const { app } = await testEnv();
   const body = route.body?.(org);
+  const url = path ?? (await route.path(org));
+  // The registry counts `route.route` as covered: the request must really be that operation.
+  const operation = new RegExp(`^${route.route.replace(/\{[^}]+\}/g, '[^/?]+')}(\\?.*)?$`);
+  assert.match(url, operation, `the matrix of ${route.route} sent ${url}`);
   return app.inject({
     method: route.method,
-    url: path ?? (await route.path(org)),
+    url,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...route.headers, ...headers },
     ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   });
@@ -41,19 +45,23 @@ function expectError(res: { statusCode: number; json(): any }, status: number, c
   assert.equal(typeof body.detail, 'string');
 }
 
+/** Every operation a matrix was defined for (files register theirs when they load, before any test runs). */
+export const MATRIX_OPERATIONS = new Set<string>();
+/** The test files those registrations came from, so a run of some files only can tell it is partial. */
+export const MATRIX_FILES = new Set<string>();
+
 /**
  * The shared authentication and tenancy checks every organization-scoped endpoint runs:
  * no credential, bad key, revoked and expired keys, bad token, missing and foreign
  * X-Organization-Id, the role table, and another organization's record.
  */
-/** Every operation a matrix was defined for (files register theirs when they load, before any test runs). */
-export const MATRIX_OPERATIONS = new Set<string>();
-
 export function runAuthMatrix(route: MatrixRoute): void {
   MATRIX_OPERATIONS.add(`${route.method} ${route.route}`);
+  const caller = new Error().stack?.match(/([\w-]+\.test\.ts)/)?.[1];
+  if (caller) MATRIX_FILES.add(caller);
   const allowed = PERMISSION_TABLE[route.permission];
   if (!allowed) throw new Error(`${route.permission} is not in the permission table of the tests`);
-  describe(`auth matrix: ${route.method} ${route.permission}`, () => {
+  describe(`auth matrix: ${route.method} ${route.route} (${route.permission})`, () => {
     let org: TestOrg;
     let other: TestOrg;
     before(async () => {

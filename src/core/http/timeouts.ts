@@ -1,3 +1,4 @@
+import net from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpConfig } from '../../config.ts';
 
@@ -35,6 +36,8 @@ export function registerBodyWatchdog(app: FastifyInstance, http: HttpConfig): vo
 
 function hasBody(request: FastifyRequest): boolean {
   const { headers } = request.raw;
+  // An injected request (app.inject) has no connection to hold or cut, and never sets `complete`.
+  if (!(request.raw.socket instanceof net.Socket)) return false;
   return !request.raw.complete && (headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0);
 }
 

@@ -149,6 +149,34 @@ describe('analytics: daily and per-minute series from the rollups', () => {
     }
   });
 
+  test('days of the first centuries are those years in every zone (years 0001-0099 are not 1901-1999), and a period must start in year 0001', async () => {
+    for (const tz of ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata']) {
+      const res = await query(`start_date=0050-03-01&end_date=0050-03-02&timezone=${tz}`);
+      assert.equal(res.statusCode, 200, res.body);
+      const { period, daily } = res.json().data;
+      assert.deepEqual(daily.map((p: { date: string }) => p.date), ['0050-03-01', '0050-03-02']);
+      // Each bound is the local midnight of its day, read back with the platform's own time-zone database.
+      const wall = (iso: string) => {
+        const parts = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', era: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(iso));
+        return parts.filter((p) => p.type !== 'literal').map((p) => p.value).join(' ');
+      };
+      assert.equal(wall(period.start), '03 01 50 AD 00 00 00', `${tz} ${period.start}`);
+      assert.equal(wall(period.end), '03 03 50 AD 00 00 00', `${tz} ${period.end}`);
+      assert.ok(period.start.startsWith('0050-0'), period.start);
+    }
+    const bad: Array<[string, string]> = [
+      ['start_date=0000-12-31&end_date=0001-01-02', 'querystring.start_date'],
+      ['end_date=0001-01-10', 'querystring.end_date'],
+      // Tokyo's midnight of 0001-01-01 (local mean time, +09:18:59) is still year 0 in UTC.
+      ['start_date=0001-01-01&end_date=0001-01-02&timezone=Asia/Tokyo', 'querystring.start_date'],
+    ];
+    for (const [params, path] of bad) {
+      const res = await query(params);
+      assert.equal(res.statusCode, 400, `${params}: ${res.body}`);
+      assert.ok(res.json().errors.some((e: { path: string }) => e.path === path), `${params}: ${res.body}`);
+    }
+  });
+
   test("another organization sees only its own zeros, even naming this organization's agent", async () => {
     const other = await createOrg();
     const data = (await query(`start_date=2026-03-06&end_date=2026-11-03&agent_id=${agents[0]}`, other)).json().data;

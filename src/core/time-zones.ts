@@ -10,7 +10,7 @@ function format(timeZone: string): Intl.DateTimeFormat {
   let found = formats.get(timeZone);
   if (!found) {
     found = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      timeZone, hourCycle: 'h23', era: 'short', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
     });
     formats.set(timeZone, found);
   }
@@ -29,28 +29,40 @@ export function isTimeZone(name: string): boolean {
 
 function wallClock(at: Date, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
   const parts: Record<string, number> = {};
+  let beforeCommonEra = false;
   for (const part of format(timeZone).formatToParts(at)) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+    if (part.type === 'era') beforeCommonEra = part.value === 'BC';
+    else if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
-  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour!, minute: parts.minute!, second: parts.second! };
+  // Intl counts years 1 BC, 2 BC...; the astronomical years are 0, -1...
+  const year = beforeCommonEra ? 1 - parts.year! : parts.year!;
+  return { year, month: parts.month!, day: parts.day!, hour: parts.hour!, minute: parts.minute!, second: parts.second! };
+}
+
+/** A UTC wall-clock time in epoch milliseconds. Not Date.UTC, which reads years 0 to 99 as 1900 to 1999. */
+function utcMs(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  at.setUTCHours(hour, minute, second, 0);
+  return at.getTime();
 }
 
 /** Milliseconds the zone's wall clock is ahead of UTC at `at`. */
 function offsetMs(at: Date, timeZone: string): number {
   const w = wallClock(at, timeZone);
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(at.getTime() / 1000) * 1000;
+  return utcMs(w.year, w.month, w.day, w.hour, w.minute, w.second) - Math.floor(at.getTime() / 1000) * 1000;
 }
 
 /** The calendar day (`YYYY-MM-DD`) of an instant in a zone. */
 export function zonedDay(at: Date, timeZone: string): string {
   const w = wallClock(at, timeZone);
-  return `${w.year}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
+  return `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
 }
 
 /** The instant a calendar day starts in a zone (its first existing moment, if midnight is skipped). */
 export function startOfZonedDay(day: string, timeZone: string): Date {
   const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-  const wallMidnight = Date.UTC(year, month - 1, date);
+  const wallMidnight = utcMs(year, month, date);
   let utc = wallMidnight - offsetMs(new Date(wallMidnight), timeZone);
   utc = wallMidnight - offsetMs(new Date(utc), timeZone); // the offset may differ at the true instant (DST)
   return new Date(utc);

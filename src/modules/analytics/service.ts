@@ -2,7 +2,7 @@ import type { Database, Executor } from '../../db/database.ts';
 import type { Static } from 'typebox';
 import type { RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
-import { addDays, daysBetween, isCalendarDate, isTimeZone, parseInstant, startOfZonedDay, zonedDay } from '../../core/time-zones.ts';
+import { addDays, daysBetween, isCalendarDate, isStorableInstant, isTimeZone, parseInstant, startOfZonedDay, zonedDay } from '../../core/time-zones.ts';
 import { roundCredits } from '../../core/credits.ts';
 import { ALL_AGENTS, HOUR_MS, MINUTE_MS, addCallToRollups, floorTo, type EndedCall, type Grain } from './rollups.ts';
 import { MAX_DAYS, MAX_MINUTES, type DailyMetrics, type DailyPoint, type DailyQuery } from './schemas.ts';
@@ -11,6 +11,8 @@ type Query = Static<typeof DailyQuery>;
 type Point = Static<typeof DailyPoint>;
 type Metrics = Static<typeof DailyMetrics>;
 
+/** The days a series may cover: the API's years 0001 to 9999, less the last day, whose end is past 9999. */
+const FIRST_DAY = '0001-01-01';
 const LAST_DAY = '9999-12-31';
 
 const invalid = (field: string, message: string) => Errors.validation(`Invalid ${field}`, [{ path: `querystring.${field}`, message }]);
@@ -57,10 +59,13 @@ export class AnalyticsService {
     for (const field of ['start_date', 'end_date'] as const) {
       if (query[field] !== undefined && !isCalendarDate(query[field])) throw invalid(field, 'is not a calendar date');
       // A day series ends the day after end_date: it must still be a date of the API's range.
-      if (query[field] !== undefined && query[field] >= LAST_DAY) throw invalid(field, `is out of range (before ${LAST_DAY})`);
+      if (query[field] !== undefined && (query[field] < FIRST_DAY || query[field] >= LAST_DAY)) {
+        throw invalid(field, `is out of range (${FIRST_DAY} to the day before ${LAST_DAY})`);
+      }
     }
     const endDate = query.end_date ?? zonedDay(new Date(), tz);
     const startDate = query.start_date ?? addDays(endDate, -30);
+    if (startDate < FIRST_DAY) throw invalid('end_date', `is too early for the default period (30 days before it start before ${FIRST_DAY}): give start_date`);
     const days = daysBetween(startDate, endDate) + 1;
     if (days < 1) throw invalid('end_date', 'is before start_date');
     if (days > MAX_DAYS) throw invalid('end_date', `is more than ${MAX_DAYS} days after start_date`);
@@ -70,6 +75,8 @@ export class AnalyticsService {
     const boundaries = [...dayList, addDays(endDate, 1)].map((day) => startOfZonedDay(day, tz));
     const start = boundaries[0]!;
     const end = boundaries[boundaries.length - 1]!;
+    // The zone's offset can move the first day's start out of the years the database compares alike.
+    if (!isStorableInstant(start)) throw invalid(query.start_date === undefined ? 'end_date' : 'start_date', `starts before ${FIRST_DAY} in ${tz}`);
     // Hours when every day starts on the hour (most zones), quarter hours otherwise: fewer rows, same sums.
     const grain = boundaries.every((b) => b.getTime() % HOUR_MS === 0) ? 'hour' : 'quarter';
     // One array parameter (a PostgreSQL array literal); width_bucket numbers the day each bucket falls in.

@@ -27,6 +27,11 @@ Commands:
   credits:adjust --org ORG_ID --credits N --reason TEXT
       Add (or with a negative N, written --credits=-N, take) credits as an adjustment on the organization's ledger,
       e.g. support credits; refused if the balance would go below zero. Prints the ledger row.
+  mcp --url URL --api-key KEY --org ORG_ID [--http [--port N] [--host H]]
+      A Model Context Protocol server acting with the key, through the API at URL: on stdin and
+      stdout, or with --http as Streamable HTTP at http://HOST:PORT/mcp (default 127.0.0.1:3100).
+      Tools: list_calls, get_call, search_knowledge_base, get_call_analytics, list_agents, get_agent,
+      update_agent, list_phone_numbers; each offered only when the key's role may use it.
   worker
       Run the job workers (document indexing) without the HTTP server, for scale-out; stops
       on SIGTERM/SIGINT after the running job. Set IN_PROCESS_WORKER=false on the servers
@@ -93,6 +98,23 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     await runWorker(config, (line) => process.stdout.write(`${line}\n`));
   },
 
+  async mcp(_config, options) {
+    const target = { url: required(options, 'url'), apiKey: required(options, 'api-key'), organizationId: required(options, 'org') };
+    const { serveHttp, serveStdio } = await import('./mcp/server.ts'); // the MCP SDK only for this command
+    if (!options.http) {
+      await serveStdio(target);
+      return new Promise<void>(() => {}); // until stdin closes (the process then exits)
+    }
+    const port = options.port === undefined ? 3100 : Number(options.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0 to 65535');
+    const host = typeof options.host === 'string' ? options.host : '127.0.0.1';
+    const server = await serveHttp({ ...target, port, host });
+    const address = server.address() as { port: number };
+    process.stdout.write(`MCP (Streamable HTTP) at http://${host}:${address.port}/mcp\n`);
+    await new Promise<void>((resolve) => { process.once('SIGTERM', resolve); process.once('SIGINT', resolve); });
+    server.close();
+  },
+
   async 'demo:seed'(_config, options) {
     const calls = options.calls === undefined ? 50 : Number(options.calls);
     if (!Number.isInteger(calls) || calls < 0 || calls > 100_000) throw new UsageError('--calls must be 0 to 100000');
@@ -151,6 +173,9 @@ async function main(argv: string[]): Promise<number> {
       credits: { type: 'string' },
       reason: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      http: { type: 'boolean' },
+      port: { type: 'string' },
+      host: { type: 'string' },
     },
     strict: true,
   });

@@ -1,5 +1,9 @@
 import path from 'node:path';
-import { parseNetworks, type AllowedNetworks } from './adapters/http/outbound-addresses.ts';
+import type { AllowedNetworks } from './adapters/http/outbound-addresses.ts';
+import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
+import { allowedNetworks, embedder, encryptionKey, mail, payments, sip, storage } from './config-sections.ts';
+
+export { ConfigError } from './config-readers.ts';
 
 /** Typed configuration, read once from the environment by the process entry and passed in. */
 export interface Config {
@@ -111,148 +115,6 @@ export interface JwtConfig {
   maxTtlSeconds: number;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-type Env = Record<string, string | undefined>;
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-function url(env: Env, name: string): string | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  try {
-    new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
-  }
-  return raw;
-}
-
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
-  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-/** `ALLOWED_NETWORKS`, or its older name `TOOL_ALLOWED_NETWORKS`; both set must agree. */
-function allowedNetworks(env: Env): AllowedNetworks {
-  const given = (['ALLOWED_NETWORKS', 'TOOL_ALLOWED_NETWORKS'] as const).filter((name) => env[name]);
-  if (given.length === 2 && env.ALLOWED_NETWORKS !== env.TOOL_ALLOWED_NETWORKS) {
-    throw new ConfigError('ALLOWED_NETWORKS and its alias TOOL_ALLOWED_NETWORKS are both set, to different values: set one');
-  }
-  const name = given[0];
-  if (!name) return [];
-  try {
-    return parseNetworks(env[name]!);
-  } catch (err) {
-    throw new ConfigError(`${name} must be comma-separated IP networks (e.g. 127.0.0.1/32,10.2.0.0/16): ${(err as Error).message}`);
-  }
-}
-
-function encryptionKey(env: Env): string | undefined {
-  const raw = env.ENCRYPTION_KEY;
-  if (raw === undefined || raw === '') return undefined;
-  if (Buffer.from(raw, 'base64').length !== 32) throw new ConfigError('ENCRYPTION_KEY must be base64 of 32 bytes (openssl rand -base64 32)');
-  return raw;
-}
-
-function sip(env: Env): SipConfig {
-  const backend = env.SIP_BACKEND || 'local';
-  if (backend === 'local') return { backend };
-  if (backend !== 'livekit') throw new ConfigError(`SIP_BACKEND must be local or livekit, got "${backend}"`);
-  const liveKitUrl = url(env, 'LIVEKIT_URL');
-  if (!liveKitUrl || !env.LIVEKIT_API_KEY || !env.LIVEKIT_API_SECRET) {
-    throw new ConfigError('SIP_BACKEND=livekit needs LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET');
-  }
-  return {
-    backend,
-    url: liveKitUrl,
-    apiKey: env.LIVEKIT_API_KEY,
-    apiSecret: env.LIVEKIT_API_SECRET,
-    timeoutSeconds: integer(env, 'LIVEKIT_TIMEOUT_SECONDS', 10, 1, 60),
-  };
-}
-
-function storage(env: Env): StorageConfig {
-  const backend = env.STORAGE_BACKEND || 'local';
-  if (backend === 'local') return { backend };
-  if (backend !== 's3') throw new ConfigError(`STORAGE_BACKEND must be local or s3, got "${backend}"`);
-  if (!env.S3_BUCKET) throw new ConfigError('STORAGE_BACKEND=s3 needs S3_BUCKET');
-  const endpoint = url(env, 'S3_ENDPOINT');
-  return {
-    backend,
-    bucket: env.S3_BUCKET,
-    region: env.S3_REGION || 'us-east-1',
-    endpoint,
-    accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
-    secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
-    forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined),
-  };
-}
-
-function embedder(env: Env): EmbedderConfig {
-  const kind = env.EMBEDDER || 'hashed';
-  if (kind === 'hashed') return { kind };
-  if (kind !== 'openai') throw new ConfigError(`EMBEDDER must be hashed or openai, got "${kind}"`);
-  return {
-    kind,
-    url: url(env, 'EMBEDDER_URL') ?? 'https://api.openai.com/v1',
-    apiKey: env.EMBEDDER_API_KEY || undefined,
-    model: env.EMBEDDER_MODEL || 'text-embedding-3-small',
-    timeoutMs: integer(env, 'EMBEDDER_TIMEOUT_MS', 30000, 100, 600000),
-  };
-}
-
-function payments(env: Env, publicBaseUrl: string): PaymentsConfig {
-  const provider = env.PAYMENT_PROVIDER || 'local';
-  if (provider !== 'local' && provider !== 'stripe') throw new ConfigError(`PAYMENT_PROVIDER must be local or stripe, got "${provider}"`);
-  const urls = {
-    successUrl: url(env, 'CHECKOUT_SUCCESS_URL') ?? `${publicBaseUrl}/api/billing/checkout/return?result=success`,
-    cancelUrl: url(env, 'CHECKOUT_CANCEL_URL') ?? `${publicBaseUrl}/api/billing/checkout/return?result=cancelled`,
-  };
-  if (provider === 'local') {
-    // The local provider credits whoever clicks Pay: fine for a laptop, a demo or a test, never for customers.
-    if (env.NODE_ENV === 'production' && !flag(env, 'ALLOW_LOCAL_PAYMENTS', false)) {
-      throw new ConfigError('PAYMENT_PROVIDER=local gives credits without payment; with NODE_ENV=production set PAYMENT_PROVIDER=stripe, or ALLOW_LOCAL_PAYMENTS=true to run it anyway');
-    }
-    return { provider, stripe: undefined, ...urls };
-  }
-  if (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET) {
-    throw new ConfigError('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
-  }
-  return {
-    provider,
-    stripe: {
-      secretKey: env.STRIPE_SECRET_KEY,
-      webhookSecret: env.STRIPE_WEBHOOK_SECRET,
-      apiUrl: url(env, 'STRIPE_API_URL'),
-      timeoutMs: integer(env, 'STRIPE_TIMEOUT_MS', 10000, 100, 60000),
-    },
-    ...urls,
-  };
-}
-
-function mail(env: Env): MailConfig {
-  const kind = env.MAILER || 'outbox';
-  const from = env.MAIL_FROM || 'Switchboard <no-reply@switchboard.local>';
-  if (kind === 'outbox') return { kind, from };
-  if (kind !== 'smtp') throw new ConfigError(`MAILER must be outbox or smtp, got "${kind}"`);
-  const smtpUrl = env.SMTP_URL;
-  if (!smtpUrl || !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('MAILER=smtp needs SMTP_URL (smtp://user:pass@host:port or smtps://...)');
-  return { kind, url: smtpUrl, from };
-}
 
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);

@@ -1,0 +1,113 @@
+import { parseNetworks, type AllowedNetworks } from './adapters/http/outbound-addresses.ts';
+import type { EmbedderConfig, MailConfig, PaymentsConfig, SipConfig, StorageConfig } from './config.ts';
+import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
+
+// The sections of the configuration that choose an adapter and carry its settings (read by loadConfig).
+
+/** `ALLOWED_NETWORKS`, or its older name `TOOL_ALLOWED_NETWORKS`; both set must agree. */
+export function allowedNetworks(env: Env): AllowedNetworks {
+  const given = (['ALLOWED_NETWORKS', 'TOOL_ALLOWED_NETWORKS'] as const).filter((name) => env[name]);
+  if (given.length === 2 && env.ALLOWED_NETWORKS !== env.TOOL_ALLOWED_NETWORKS) {
+    throw new ConfigError('ALLOWED_NETWORKS and its alias TOOL_ALLOWED_NETWORKS are both set, to different values: set one');
+  }
+  const name = given[0];
+  if (!name) return [];
+  try {
+    return parseNetworks(env[name]!);
+  } catch (err) {
+    throw new ConfigError(`${name} must be comma-separated IP networks (e.g. 127.0.0.1/32,10.2.0.0/16): ${(err as Error).message}`);
+  }
+}
+
+export function encryptionKey(env: Env): string | undefined {
+  const raw = env.ENCRYPTION_KEY;
+  if (raw === undefined || raw === '') return undefined;
+  if (Buffer.from(raw, 'base64').length !== 32) throw new ConfigError('ENCRYPTION_KEY must be base64 of 32 bytes (openssl rand -base64 32)');
+  return raw;
+}
+
+export function sip(env: Env): SipConfig {
+  const backend = env.SIP_BACKEND || 'local';
+  if (backend === 'local') return { backend };
+  if (backend !== 'livekit') throw new ConfigError(`SIP_BACKEND must be local or livekit, got "${backend}"`);
+  const liveKitUrl = url(env, 'LIVEKIT_URL');
+  if (!liveKitUrl || !env.LIVEKIT_API_KEY || !env.LIVEKIT_API_SECRET) {
+    throw new ConfigError('SIP_BACKEND=livekit needs LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET');
+  }
+  return {
+    backend,
+    url: liveKitUrl,
+    apiKey: env.LIVEKIT_API_KEY,
+    apiSecret: env.LIVEKIT_API_SECRET,
+    timeoutSeconds: integer(env, 'LIVEKIT_TIMEOUT_SECONDS', 10, 1, 60),
+  };
+}
+
+export function storage(env: Env): StorageConfig {
+  const backend = env.STORAGE_BACKEND || 'local';
+  if (backend === 'local') return { backend };
+  if (backend !== 's3') throw new ConfigError(`STORAGE_BACKEND must be local or s3, got "${backend}"`);
+  if (!env.S3_BUCKET) throw new ConfigError('STORAGE_BACKEND=s3 needs S3_BUCKET');
+  const endpoint = url(env, 'S3_ENDPOINT');
+  return {
+    backend,
+    bucket: env.S3_BUCKET,
+    region: env.S3_REGION || 'us-east-1',
+    endpoint,
+    accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+    forcePathStyle: flag(env, 'S3_FORCE_PATH_STYLE', endpoint !== undefined),
+  };
+}
+
+export function embedder(env: Env): EmbedderConfig {
+  const kind = env.EMBEDDER || 'hashed';
+  if (kind === 'hashed') return { kind };
+  if (kind !== 'openai') throw new ConfigError(`EMBEDDER must be hashed or openai, got "${kind}"`);
+  return {
+    kind,
+    url: url(env, 'EMBEDDER_URL') ?? 'https://api.openai.com/v1',
+    apiKey: env.EMBEDDER_API_KEY || undefined,
+    model: env.EMBEDDER_MODEL || 'text-embedding-3-small',
+    timeoutMs: integer(env, 'EMBEDDER_TIMEOUT_MS', 30000, 100, 600000),
+  };
+}
+
+export function payments(env: Env, publicBaseUrl: string): PaymentsConfig {
+  const provider = env.PAYMENT_PROVIDER || 'local';
+  if (provider !== 'local' && provider !== 'stripe') throw new ConfigError(`PAYMENT_PROVIDER must be local or stripe, got "${provider}"`);
+  const urls = {
+    successUrl: url(env, 'CHECKOUT_SUCCESS_URL') ?? `${publicBaseUrl}/api/billing/checkout/return?result=success`,
+    cancelUrl: url(env, 'CHECKOUT_CANCEL_URL') ?? `${publicBaseUrl}/api/billing/checkout/return?result=cancelled`,
+  };
+  if (provider === 'local') {
+    // The local provider credits whoever clicks Pay: fine for a laptop, a demo or a test, never for customers.
+    if (env.NODE_ENV === 'production' && !flag(env, 'ALLOW_LOCAL_PAYMENTS', false)) {
+      throw new ConfigError('PAYMENT_PROVIDER=local gives credits without payment; with NODE_ENV=production set PAYMENT_PROVIDER=stripe, or ALLOW_LOCAL_PAYMENTS=true to run it anyway');
+    }
+    return { provider, stripe: undefined, ...urls };
+  }
+  if (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET) {
+    throw new ConfigError('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
+  }
+  return {
+    provider,
+    stripe: {
+      secretKey: env.STRIPE_SECRET_KEY,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+      apiUrl: url(env, 'STRIPE_API_URL'),
+      timeoutMs: integer(env, 'STRIPE_TIMEOUT_MS', 10000, 100, 60000),
+    },
+    ...urls,
+  };
+}
+
+export function mail(env: Env): MailConfig {
+  const kind = env.MAILER || 'outbox';
+  const from = env.MAIL_FROM || 'Switchboard <no-reply@switchboard.local>';
+  if (kind === 'outbox') return { kind, from };
+  if (kind !== 'smtp') throw new ConfigError(`MAILER must be outbox or smtp, got "${kind}"`);
+  const smtpUrl = env.SMTP_URL;
+  if (!smtpUrl || !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('MAILER=smtp needs SMTP_URL (smtp://user:pass@host:port or smtps://...)');
+  return { kind, url: smtpUrl, from };
+}

@@ -1,8 +1,8 @@
 /**
  * The layers of src/ (README, "How it is built"), checked by test/architecture.test.ts.
- * A module is a folder of src/modules; its HTTP files are routes.ts, *-routes.ts and *-http.ts.
+ * A module is a folder of src/modules; its HTTP files are routes.ts and *-routes.ts.
  */
-const HTTP_FILE = '(^|/)(routes|[a-z-]+-routes|[a-z-]+-http)[.]ts$';
+const HTTP_FILE = '(^|/)(routes|[a-z-]+-routes)[.]ts$';
 
 module.exports = {
   forbidden: [

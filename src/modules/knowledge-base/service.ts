@@ -38,7 +38,7 @@ function toSummary(row: DocumentRow): SummaryView {
   };
 }
 
-/** A file upload, already spooled to disk under the size limit (see upload-http.ts). */
+/** A file upload, already spooled to disk under the size limit (see readDocumentUpload in routes.ts). */
 export interface DocumentUpload {
   name: string;
   agentId: string | undefined;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errorResponses } from '../../core/schemas.ts';
-import { registerReference } from './reference-http.ts';
+import { registerReference } from './reference-routes.ts';
 import type { SystemService } from './service.ts';
 
 const tags = ['Service'];

@@ -5,7 +5,7 @@ import { SMTPServer } from 'smtp-server';
 import { SmtpMailer } from '../src/adapters/mail/smtp-mailer.ts';
 import { InvitationEmailer } from '../src/modules/invitations/emailer.ts';
 import { newId } from '../src/core/ids.ts';
-import type { Role } from '../src/core/permissions.ts';
+import type { Role } from './helpers/permission-table.ts';
 import { OrganizationRepository } from '../src/modules/organizations/repository.ts';
 import { issueApiKey } from '../src/modules/api-keys/service.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { ROLES } from '../../src/core/permissions.ts';
-import { PERMISSION_TABLE } from './permission-table.ts';
+import { PERMISSION_TABLE, ROLES } from './permission-table.ts';
 import { ApiKeyRepository } from '../../src/modules/api-keys/repository.ts';
 import { issueApiKey } from '../../src/modules/api-keys/service.ts';
 import { testEnv } from './env.ts';
@@ -49,6 +48,8 @@ function expectError(res: { statusCode: number; json(): any }, status: number, c
 export const MATRIX_OPERATIONS = new Set<string>();
 /** The test files those registrations came from, so a run of some files only can tell it is partial. */
 export const MATRIX_FILES = new Set<string>();
+/** The permissions the registered matrices check, over HTTP, against the table. */
+export const MATRIX_PERMISSIONS = new Set<string>();
 
 /**
  * The shared authentication and tenancy checks every organization-scoped endpoint runs:
@@ -57,6 +58,7 @@ export const MATRIX_FILES = new Set<string>();
  */
 export function runAuthMatrix(route: MatrixRoute): void {
   MATRIX_OPERATIONS.add(`${route.method} ${route.route}`);
+  MATRIX_PERMISSIONS.add(route.permission);
   const caller = new Error().stack?.match(/([\w-]+\.test\.ts)/)?.[1];
   if (caller) MATRIX_FILES.add(caller);
   const allowed = PERMISSION_TABLE[route.permission];

@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import type { Role } from '../../src/core/permissions.ts';
+import type { Role } from './permission-table.ts';
 import { issueApiKey } from '../../src/modules/api-keys/service.ts';
 import { provisionOrganization } from '../../src/modules/organizations/service.ts';
 import { TEST_JWT_SECRET, testEnv } from './env.ts';

@@ -1,4 +1,6 @@
-import type { Role } from '../../src/core/permissions.ts';
+/** The roles of ../shared/spec/decisions.md §2, highest first: typed out here, not imported from the code under test. */
+export const ROLES = ['admin', 'agent_manager', 'user'] as const;
+export type Role = (typeof ROLES)[number];
 
 /**
  * The role table of ../shared/spec/decisions.md §2, typed out here by hand (not computed from

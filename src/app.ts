@@ -10,6 +10,7 @@ import { clientErrorHandler, frameworkErrors } from './core/http/framework-error
 import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts.ts';
 import { createRequestLimiter } from './core/http/rate-limit.ts';
 import { registerInputGuards } from './core/http/input-guards.ts';
+import { registerIdempotency } from './core/http/idempotency.ts';
 import { nameSchemas } from './core/http/openapi.ts';
 import { OPENAPI_INFO } from './core/http/openapi-info.ts';
 import { ErrorBody } from './core/schemas.ts';
@@ -26,6 +27,12 @@ import { organizationRoutes } from './modules/organizations/routes.ts';
 import { phoneNumberRoutes } from './modules/phone-numbers/routes.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 import { toolRoutes } from './modules/tools/routes.ts';
+import { dataSettingsRoutes } from './modules/data-settings/routes.ts';
+import { auditRoutes } from './modules/audit/routes.ts';
+import { limitsRoutes } from './modules/limits/routes.ts';
+import { eventRoutes } from './modules/events/routes.ts';
+import { campaignRoutes } from './modules/campaigns/routes.ts';
+import { telephonyRoutes } from './modules/telephony/routes.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -115,6 +122,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
 
   const { config } = services;
   registerAuth(app, services.authenticator, await createRequestLimiter(app, config.rateLimit, services.adapters.redis));
+  registerIdempotency(app, services.idempotency);
   await app.register(systemRoutes(services.system));
   await app.register(organizationRoutes(services.organizations, services.members));
   await app.register(invitationRoutes(services.invitations));
@@ -128,6 +136,12 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   await app.register(billingRoutes(services.billing, { ...config.payments, publicBaseUrl: config.publicBaseUrl }));
   await app.register(analyticsRoutes(services.analytics));
   await app.register(toolRoutes(services.tools));
+  await app.register(dataSettingsRoutes(services.dataSettings));
+  await app.register(auditRoutes(services.audit));
+  await app.register(limitsRoutes(services.limits));
+  await app.register(eventRoutes(services.events, services.webhooks));
+  await app.register(campaignRoutes(services.campaigns));
+  await app.register(telephonyRoutes(services.telephony));
 
   if (options.closeServices) app.addHook('onClose', () => services.close());
   await app.ready();

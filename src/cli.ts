@@ -27,6 +27,9 @@ Commands:
   credits:adjust --org ORG_ID --credits N --reason TEXT
       Add (or with a negative N, written --credits=-N, take) credits as an adjustment on the organization's ledger,
       e.g. support credits; refused if the balance would go below zero. Prints the ledger row.
+  org:limits --org ORG_ID --max-concurrent-calls N
+      Set how many calls not yet final the organization may have at once (default 10; 0 stops
+      new calls). Prints {organization_id, max_concurrent_calls}.
   mcp --url URL --api-key KEY --org ORG_ID [--http [--port N] [--host H]]
       A Model Context Protocol server acting with the key, through the API at URL: on stdin and
       stdout, or with --http as Streamable HTTP at http://HOST:PORT/mcp (default 127.0.0.1:3100).
@@ -122,6 +125,14 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     process.stdout.write(`${JSON.stringify({ agents: result.agentIds.length, calls: result.callSids.length, phone_number_id: result.phoneNumberId }, null, 2)}\n`);
   },
 
+  async 'org:limits'(config, options) {
+    const orgId = required(options, 'org');
+    const max = Number(required(options, 'max-concurrent-calls'));
+    if (!Number.isInteger(max) || max < 0) throw new UsageError('--max-concurrent-calls must be a whole number, 0 or more');
+    const set = await withServices(config, (services) => services.limits.setMaxConcurrentCalls(orgId, max));
+    process.stdout.write(`${JSON.stringify(set, null, 2)}\n`);
+  },
+
   async 'credits:adjust'(config, options) {
     const orgId = required(options, 'org');
     const amount = Number(required(options, 'credits'));
@@ -172,6 +183,7 @@ async function main(argv: string[]): Promise<number> {
       calls: { type: 'string' },
       credits: { type: 'string' },
       reason: { type: 'string' },
+      'max-concurrent-calls': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       http: { type: 'boolean' },
       port: { type: 'string' },

@@ -1,5 +1,5 @@
 import { parseNetworks, type AllowedNetworks } from './adapters/http/outbound-addresses.ts';
-import type { EmbedderConfig, MailConfig, PaymentsConfig, SipConfig, StorageConfig } from './config.ts';
+import type { EmbedderConfig, MailConfig, PaymentsConfig, RuntimeConfig, SipConfig, StorageConfig, WebhooksConfig } from './config.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
 
 // The sections of the configuration that choose an adapter and carry its settings (read by loadConfig).
@@ -110,4 +110,25 @@ export function mail(env: Env): MailConfig {
   const smtpUrl = env.SMTP_URL;
   if (!smtpUrl || !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('MAILER=smtp needs SMTP_URL (smtp://user:pass@host:port or smtps://...)');
   return { kind, url: smtpUrl, from };
+}
+
+/** The contract's delivery timeout and retry schedule (extensions.md §1); shorter values are for tests. */
+export function webhooks(env: Env): WebhooksConfig {
+  const timeoutMs = integer(env, 'WEBHOOK_TIMEOUT_SECONDS', 15, 1, 15) * 1000;
+  const raw = env.WEBHOOK_RETRY_DELAYS_SECONDS;
+  if (raw === undefined || raw === '') return { timeoutMs, retryDelaysMs: undefined };
+  const delays = raw.split(',').map((part) => Number(part.trim()));
+  if (delays.length === 0 || delays.length > 20 || delays.some((d) => !Number.isInteger(d) || d < 1 || d > 86_400)) {
+    throw new ConfigError(`WEBHOOK_RETRY_DELAYS_SECONDS must be up to 20 comma-separated whole seconds (1 to 86400), got "${raw}"`);
+  }
+  return { timeoutMs, retryDelaysMs: delays.map((d) => d * 1000) };
+}
+
+/** RUNTIME_STREAM_URL (ws:// or wss://) and RUNTIME_SIP_URI (sip: or sips:), where carrier calls reach the voice runtime. */
+export function runtime(env: Env): RuntimeConfig {
+  const streamUrl = env.RUNTIME_STREAM_URL || undefined;
+  const sipUri = env.RUNTIME_SIP_URI || undefined;
+  if (streamUrl && !/^wss?:\/\/[^\s]+$/.test(streamUrl)) throw new ConfigError(`RUNTIME_STREAM_URL must be a ws:// or wss:// URL, got "${streamUrl}"`);
+  if (sipUri && !/^sips?:[^\s]+$/.test(sipUri)) throw new ConfigError(`RUNTIME_SIP_URI must be a sip: or sips: URI, got "${sipUri}"`);
+  return { streamUrl, sipUri };
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AllowedNetworks } from './adapters/http/outbound-addresses.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
-import { allowedNetworks, embedder, encryptionKey, mail, payments, sip, storage } from './config-sections.ts';
+import { allowedNetworks, embedder, encryptionKey, mail, payments, runtime, sip, storage, webhooks } from './config-sections.ts';
 
 export { ConfigError } from './config-readers.ts';
 
@@ -29,6 +29,7 @@ export interface Config {
   encryptionKey: string | undefined;
   carrier: CarrierConfig;
   sip: SipConfig;
+  runtime: RuntimeConfig;
   storage: StorageConfig;
   jobs: JobsConfig;
   embedder: EmbedderConfig;
@@ -38,6 +39,13 @@ export interface Config {
   creditsPerDollar: number;
   mail: MailConfig;
   payments: PaymentsConfig;
+  webhooks: WebhooksConfig;
+}
+
+/** Webhook deliveries: the request timeout (15 s) and the retry delays (the contract's schedule when undefined). */
+export interface WebhooksConfig {
+  timeoutMs: number;
+  retryDelaysMs: number[] | undefined;
 }
 
 /** How long a client may take to send a request (src/core/http/timeouts.ts). */
@@ -84,6 +92,8 @@ export interface JobsConfig {
   superviseSeconds: number;
   pollSeconds: number;
   retryLimit: number;
+  /** A webhook delivery's request timeout: its job counts as lost (the worker died) 5 s after it. */
+  webhookTimeoutSeconds: number;
 }
 
 /** `hashed`: the built-in deterministic lexical embedder; `openai`: any OpenAI-compatible /embeddings endpoint. */
@@ -97,6 +107,14 @@ export interface CarrierConfig {
   timeoutMs: number;
   /** Where imported numbers send their inbound calls (the voice runtime's answer webhook). */
   voiceUrl: string;
+  /** Where the carrier reports the progress of calls (status callbacks). */
+  statusUrl: string;
+}
+
+/** Where carrier calls are connected to the voice runtime: a media stream WebSocket, or a SIP address. */
+export interface RuntimeConfig {
+  streamUrl: string | undefined;
+  sipUri: string | undefined;
 }
 
 /** Where SIP trunks of imported SIP numbers live: the database (`local`) or a LiveKit server. */
@@ -157,7 +175,9 @@ export function loadConfig(env: Env = process.env): Config {
       baseUrl: url(env, 'CARRIER_A_API_URL') ?? 'https://api.twilio.com',
       timeoutMs: integer(env, 'CARRIER_A_TIMEOUT_MS', 5000, 100, 60000),
       voiceUrl: url(env, 'CARRIER_A_VOICE_URL') ?? `${publicBaseUrl}/api/telephony/carrier_a/voice`,
+      statusUrl: url(env, 'CARRIER_A_STATUS_URL') ?? `${publicBaseUrl}/api/telephony/carrier_a/status`,
     },
+    runtime: runtime(env),
     sip: sip(env),
     storage: storage(env),
     jobs: {
@@ -166,11 +186,13 @@ export function loadConfig(env: Env = process.env): Config {
       superviseSeconds: integer(env, 'JOB_SUPERVISE_SECONDS', 30, 1, 3600),
       pollSeconds: integer(env, 'JOB_POLL_SECONDS', 1, 1, 60),
       retryLimit: integer(env, 'JOB_RETRY_LIMIT', 3, 0, 20),
+      webhookTimeoutSeconds: webhooks(env).timeoutMs / 1000,
     },
     embedder: embedder(env),
     recordingMaxBytes: integer(env, 'RECORDING_MAX_BYTES', 1024 ** 3, 1024, 16 * 1024 ** 3),
     creditsPerDollar: integer(env, 'CREDITS_PER_DOLLAR', 100, 1, 1_000_000),
     mail: mail(env),
     payments: payments(env, publicBaseUrl),
+    webhooks: webhooks(env),
   };
 }

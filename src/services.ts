@@ -25,7 +25,20 @@ import { LocalRevocations, SharedRevocations, type Revocations } from './modules
 import type { ApiKeyLookup } from './core/auth/ports.ts';
 import { BillingService } from './modules/billing/service.ts';
 import { CallService } from './modules/calls/service.ts';
+import { auditJobs } from './modules/audit/jobs.ts';
+import { AuditService } from './modules/audit/service.ts';
+import { dataRetentionJobs, RetentionSweeper } from './modules/calls/retention.ts';
+import { DataSettingsService } from './modules/data-settings/service.ts';
+import { LimitsService } from './modules/limits/service.ts';
+import { ActiveCallCapacity } from './modules/campaigns/capacity.ts';
+import { CampaignDialer, RUNTIME_PLACER, type CallPlacer } from './modules/campaigns/dialer.ts';
+import { campaignJobs } from './modules/campaigns/jobs.ts';
+import { CampaignOutcomes } from './modules/campaigns/outcomes.ts';
+import { CampaignService } from './modules/campaigns/service.ts';
+import { TelephonyService } from './modules/telephony/service.ts';
 import { RecordingService } from './modules/calls/recordings.ts';
+import { IdempotencyService } from './modules/idempotency/service.ts';
+import { idempotencyJobs } from './modules/idempotency/jobs.ts';
 import { IntegrationService } from './modules/integrations/service.ts';
 import { InvitationEmailer } from './modules/invitations/emailer.ts';
 import { invitationJobs } from './modules/invitations/jobs.ts';
@@ -38,6 +51,10 @@ import { OrganizationService } from './modules/organizations/service.ts';
 import { UserAccounts } from './modules/organizations/user-accounts.ts';
 import { PhoneNumberService } from './modules/phone-numbers/service.ts';
 import { SystemService } from './modules/system/service.ts';
+import { CONTRACT_RETRY_DELAYS_MS, WebhookDeliverer } from './modules/events/delivery.ts';
+import { eventJobs } from './modules/events/jobs.ts';
+import { EventOutbox, EventService } from './modules/events/service.ts';
+import { WebhookService } from './modules/events/webhook-service.ts';
 import { ToolService } from './modules/tools/service.ts';
 
 /** The implementations of the adapter interfaces, chosen by config. */
@@ -77,6 +94,18 @@ export interface Services {
   recordings: RecordingService;
   billing: BillingService;
   analytics: AnalyticsService;
+  dataSettings: DataSettingsService;
+  audit: AuditService;
+  limits: LimitsService;
+  /** The transactional outbox every service emits its events through. */
+  outbox: EventOutbox;
+  events: EventService;
+  webhooks: WebhookService;
+  idempotency: IdempotencyService;
+  campaigns: CampaignService;
+  /** Calls the contacts of running campaigns (its ticks are jobs; tests drive it directly with their clock). */
+  dialer: CampaignDialer;
+  telephony: TelephonyService;
   /** The job units the workers register (src/jobs/workers.ts). */
   jobs: JobUnit[];
   /** Stops what these services started (the job queue, when it was made here). */
@@ -94,6 +123,10 @@ export interface ServiceOptions {
   startQueue?: boolean;
   /** Timers and idle connections of the queue do not keep the process alive (tests, one-off commands). */
   background?: boolean;
+  /** The clock of webhook deliveries and events (tests move it to reach the 5-day rule). */
+  now?: () => Date;
+  /** How campaign calls are placed (default: left queued for the voice runtime). */
+  placer?: CallPlacer;
 }
 
 async function buildAdapters(config: Config, database: Database, log: Logger, given: Partial<Adapters>): Promise<Adapters> {
@@ -143,40 +176,82 @@ export async function buildServices(config: Config, database: Database, options:
   if (options.startQueue ?? true) await queue.start();
 
   const { db } = database;
+  const { now } = options;
+  const outbox = new EventOutbox({ queue, now });
   const credentials = credentialLookup(config, database, log);
-  const apiKeys = new ApiKeyService({ db, revocations: credentials.revocations });
-  const organizations = new OrganizationService({ db });
-  const agents = new AgentService({ db });
+  const apiKeys = new ApiKeyService({ db, revocations: credentials.revocations, outbox });
+  const audit = new AuditService({ db });
+  const organizations = new OrganizationService({ db, audit });
+  const agents = new AgentService({ db, outbox });
   const analytics = new AnalyticsService({ database });
-  const billing = new BillingService({ db, provider: adapters.payments, creditsPerDollar: config.creditsPerDollar, organizations, log });
-  const integrations = new IntegrationService({ db, secrets: adapters.secrets, carrier: adapters.carrier });
-  const indexer = new DocumentIndexer({ db, store: adapters.store, embedder: adapters.embedder, retryLimit: config.jobs.retryLimit });
+  const billing = new BillingService({ db, provider: adapters.payments, creditsPerDollar: config.creditsPerDollar, organizations, log, outbox });
+  const dataSettings = new DataSettingsService({ db, audit });
+  const limits = new LimitsService({ db, rateLimitPerMinute: config.rateLimit.perMinute });
+  const integrations = new IntegrationService({ db, secrets: adapters.secrets, carrier: adapters.carrier, audit });
+  const indexer = new DocumentIndexer({ db, store: adapters.store, embedder: adapters.embedder, retryLimit: config.jobs.retryLimit, outbox });
   const emailer = new InvitationEmailer({ db, mailer: adapters.mailer, publicBaseUrl: config.publicBaseUrl, organizations });
   const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
+  const deliverer = new WebhookDeliverer({
+    db, queue, secrets: adapters.secrets, now,
+    settings: {
+      timeoutMs: config.webhooks.timeoutMs, retryDelaysMs: config.webhooks.retryDelaysMs ?? CONTRACT_RETRY_DELAYS_MS,
+      disableAfterFailingMs: 5 * 86_400_000, allowedNetworks: config.allowedNetworks,
+    },
+  });
+  const events = new EventService({ db, organizations, mailer: adapters.mailer, now });
+  const idempotency = new IdempotencyService({ database });
+  const calls = new CallService({ database, agents, billing, analytics, dataSettings, limits, outbox });
+  const phoneNumbers = new PhoneNumberService({
+    db, secrets: adapters.secrets, carrier: adapters.carrier, voiceUrl: config.carrier.voiceUrl, statusUrl: config.carrier.statusUrl, sip: adapters.sip, integrations, agents, outbox,
+  });
+  const dialerNow = now ?? (() => new Date());
+  // A call of a campaign that ends moves its contact in the call's own transaction.
+  calls.onCallEnded(new CampaignOutcomes({ now: dialerNow }));
+  const dialer = new CampaignDialer({
+    database, queue, calls, agents, phoneNumbers, placer: options.placer ?? RUNTIME_PLACER, capacity: new ActiveCallCapacity(),
+    balance: (within, orgId) => billing.balanceOf(within, orgId), log, now: dialerNow,
+  });
 
   return {
     config, database, log, queue, adapters,
     authenticator: new Authenticator({ keys: credentials.keys, users: new UserAccounts({ db }), tokens: adapters.tokens }),
     system: new SystemService({ database }),
     organizations,
-    members: new MemberService({ db, apiKeys }),
-    invitations: new InvitationService({ database, queue, organizations }),
+    members: new MemberService({ db, apiKeys, outbox }),
+    invitations: new InvitationService({ database, queue, organizations, outbox }),
     apiKeys,
     agents,
-    tools: new ToolService({ db, allowedNetworks: config.allowedNetworks }),
+    tools: new ToolService({ db, allowedNetworks: config.allowedNetworks, audit }),
     integrations,
-    phoneNumbers: new PhoneNumberService({
-      db, secrets: adapters.secrets, carrier: adapters.carrier, voiceUrl: config.carrier.voiceUrl, sip: adapters.sip, integrations, agents,
+    phoneNumbers,
+    knowledgeBase: new KnowledgeBaseService({ database, queue, store: adapters.store, embedder: adapters.embedder, agents, audit }),
+    calls,
+    telephony: new TelephonyService({
+      db, calls, agents, integrations, urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, runtime: config.runtime, log,
     }),
-    knowledgeBase: new KnowledgeBaseService({ database, queue, store: adapters.store, embedder: adapters.embedder, agents }),
-    calls: new CallService({ database, agents, billing, analytics }),
     recordings: new RecordingService({
       db, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl,
-      tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes,
+      tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes, audit, outbox,
     }),
     billing,
     analytics,
-    jobs: [...knowledgeBaseJobs(indexer), ...invitationJobs(emailer)],
+    dataSettings,
+    audit,
+    limits,
+    outbox,
+    events,
+    webhooks: new WebhookService({ db, secrets: adapters.secrets, outbox, deliverer, agents, allowedNetworks: config.allowedNetworks, now }),
+    idempotency,
+    campaigns: new CampaignService({ database, queue, agents, phoneNumbers }),
+    dialer,
+    jobs: [
+      ...knowledgeBaseJobs(indexer), ...invitationJobs(emailer),
+      ...dataRetentionJobs(new RetentionSweeper({ db, store: adapters.store, log, dataSettings, audit })),
+      ...auditJobs(audit),
+      ...eventJobs({ deliver: (job) => deliverer.deliverJob(job), mailDisabled: (job) => events.mailDisabled(job), cleanup: async () => { await events.cleanup(); } }),
+      ...idempotencyJobs(idempotency, log),
+      ...campaignJobs(dialer),
+    ],
     async close() {
       await credentials.revocations.stop();
       adapters.redis?.disconnect();

@@ -4,6 +4,7 @@ import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { testEnv } from './helpers/env.ts';
 import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { createCall, patchCall } from './helpers/calls.ts';
+import { setConcurrencyLimit } from './helpers/limits.ts';
 
 runAuthMatrix({ method: 'GET', route: '/api/analytics/calls/daily', path: () => '/api/analytics/calls/daily', permission: 'analytics:read' });
 
@@ -53,6 +54,7 @@ describe('analytics: daily and per-minute series from the rollups', () => {
 
   before(async () => {
     org = await createOrg();
+    await setConcurrencyLimit(org.orgId, 100_000); // every call of the fixture is active at once while it is made
     agents = [(await createAgent(org)).agent_id, (await createAgent(org)).agent_id];
     const times = instants();
     await Promise.all(times.map(async (at, i) => {

@@ -8,6 +8,7 @@ import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { balanceOf, createCall, grantCredits, patchCall } from './helpers/calls.ts';
+import { setConcurrencyLimit } from './helpers/limits.ts';
 import { startStripeStandIn } from './helpers/stripe-standin.ts';
 
 runAuthMatrix({ method: 'GET', route: '/api/billing/credits', path: () => '/api/billing/credits', permission: 'billing:read' });
@@ -164,6 +165,7 @@ describe('billing: purchase and the local checkout', () => {
   test('200 concurrent call debits against a balance that covers 50: exactly 50 billed, balance 0, the ledger sums to it', async () => {
     const { database } = await testEnv();
     const org = await createOrg();
+    await setConcurrencyLimit(org.orgId, 1000); // 200 calls active at once, beyond the default limit
     const agentId = (await createAgent(org)).agent_id;
     await grantCredits(org.orgId, 250);
     const calls = [];

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { setConcurrencyLimit } from './helpers/limits.ts';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
@@ -9,7 +10,8 @@ import { toneWav } from '../src/modules/calls/audio.ts';
 
 const breakdown = { stt: 1.5, llm: 2.25, tts: 1, telephony: 0.75, platform: 0.5 }; // 6 credits
 
-const callPath = async (org: TestOrg) => `/api/calls/${(await createCall(org, (await createAgent(org)).agent_id)).call_sid}`;
+// The matrix makes a call for every request in one organization: more than the default limit are active at once.
+const callPath = async (org: TestOrg) => { await setConcurrencyLimit(org.orgId, 100_000); return `/api/calls/${(await createCall(org, (await createAgent(org)).agent_id)).call_sid}`; };
 runAuthMatrix({ method: 'POST', route: '/api/calls', path: () => '/api/calls', body: () => ({ agent_id: 'agent_000000000000', call_type: 'inbound', to_number: '+14155550100' }), permission: 'calls:write' });
 runAuthMatrix({ method: 'GET', route: '/api/calls', path: () => '/api/calls', permission: 'calls:read' });
 runAuthMatrix({ method: 'GET', route: '/api/calls/{call_sid}', path: callPath, permission: 'calls:read', foreignStatus: 404 });
@@ -214,6 +216,7 @@ describe('calls: billing', () => {
   test('many calls against a balance that covers some: exactly those are billed, the balance never goes below zero', async () => {
     const { database } = await testEnv();
     const org = await createOrg();
+    await setConcurrencyLimit(org.orgId, 1000); // 40 calls active at once, beyond the default limit
     const agentId = (await createAgent(org)).agent_id;
     await grantCredits(org.orgId, 50);
     const calls = await Promise.all(Array.from({ length: 40 }, () => createCall(org, agentId, { status: 'in_progress' })));

@@ -98,6 +98,7 @@ describe('service routes', () => {
     // credential); the local provider's hosted checkout pages (reached by their link, like a provider's).
     const PUBLIC = [
       '/api/health', '/api/ready', '/api/recordings/{call_sid}', '/api/billing/webhook',
+      '/api/telephony/carrier_a/voice', '/api/telephony/carrier_a/status',
       '/api/billing/checkout/{session_id}', '/api/billing/checkout/{session_id}/pay', '/api/billing/checkout/{session_id}/cancel', '/api/billing/checkout/return',
     ];
     for (const [path, operations] of Object.entries<Record<string, any>>(doc.paths)) {

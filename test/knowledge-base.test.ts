@@ -77,6 +77,8 @@ describe('knowledge base: text documents, listing, search and isolation', () => 
     for (const [i, name] of names.entries()) await createTextDocument(org, name, 'x '.repeat(i + 1));
     await uploadFile(org, 'Fig file', { name: 'fig.txt', content: 'figs are fruit' });
     const get = async (query: string) => (await app.inject({ url: `/api/knowledge-base?${query}`, headers: asRole(org, 'user') })).json();
+    // Indexing moves updated_at: page the updated_at order only once every document has settled.
+    for (const doc of (await get('page_size=100')).data) await waitForProcessing(org, doc.documentation_id);
 
     assert.deepEqual((await get('search=an')).data.map((d: any) => d.name), ['Banana notes']);
     assert.deepEqual((await get('search=%25')).data, []); // wildcards are literal

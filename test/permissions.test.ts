@@ -7,7 +7,7 @@ import { testEnv } from './helpers/env.ts';
 
 /** Operations anyone may call: liveness, a signed recording link, the payment provider's webhook and the checkout pages. */
 const PUBLIC_OPERATIONS = [
-  'GET /api/health', 'GET /api/ready', 'GET /api/recordings/{call_sid}', 'POST /api/billing/webhook',
+  'GET /api/health', 'GET /api/ready', 'GET /api/recordings/{call_sid}', 'POST /api/billing/webhook', 'POST /api/telephony/carrier_a/voice', 'POST /api/telephony/carrier_a/status',
   'GET /api/billing/checkout/{session_id}', 'POST /api/billing/checkout/{session_id}/pay',
   'POST /api/billing/checkout/{session_id}/cancel', 'GET /api/billing/checkout/return',
 ];

@@ -51,7 +51,7 @@ describe('phone numbers: carrier_a against the carrier stand-in', () => {
     assert.equal(data.supports_inbound, true);
     assert.equal(data.supports_outbound, false);
     assert.equal(data.sip, null);
-    assert.deepEqual(carrier.numbers.get(phoneNumber), { sid, voiceUrl, voiceMethod: 'POST' });
+    assert.deepEqual(carrier.numbers.get(phoneNumber), { sid, voiceUrl, voiceMethod: 'POST', statusCallback: 'http://127.0.0.1:3000/api/telephony/carrier_a/status' });
     const lookup = carrier.requests.find((r) => r.url.includes('IncomingPhoneNumbers.json?PhoneNumber='));
     assert.ok(lookup?.url.includes(encodeURIComponent(phoneNumber)), lookup?.url);
 

@@ -12,6 +12,7 @@ import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { createCall, uploadRecording } from './helpers/calls.ts';
+import { setConcurrencyLimit } from './helpers/limits.ts';
 
 const WAV = toneWav(1.5, 440); // 24,044 bytes of real audio
 const MP3 = Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(3000, 0x55)]);
@@ -28,7 +29,11 @@ async function recordedCall(org: TestOrg, audio = WAV, contentType = 'audio/wav'
 /** The app-relative path and query of a signed link. */
 const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
 
-const recordedPath = (suffix: string) => async (org: TestOrg) => `/api/calls/${(await recordedCall(org)).call_sid}/recording${suffix}`;
+// The matrix makes a call for every request in one organization: more than the default concurrency limit are active at once.
+const recordedPath = (suffix: string) => async (org: TestOrg) => {
+  await setConcurrencyLimit(org.orgId, 100_000);
+  return `/api/calls/${(await recordedCall(org)).call_sid}/recording${suffix}`;
+};
 runAuthMatrix({ method: 'GET', route: '/api/calls/{call_sid}/recording/stream', path: recordedPath('/stream'), permission: 'calls:read', foreignStatus: 404 });
 runAuthMatrix({ method: 'GET', route: '/api/calls/{call_sid}/recording/download', path: recordedPath('/download'), permission: 'calls:read', foreignStatus: 404 });
 runAuthMatrix({ method: 'PUT', route: '/api/calls/{call_sid}/recording', path: recordedPath(''), headers: { 'content-type': 'audio/wav' }, body: () => 'not audio', permission: 'calls:write', foreignStatus: 404 });

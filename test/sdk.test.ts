@@ -6,7 +6,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { Switchboard, SwitchboardError } from '@switchboard/sdk';
+import { Switchboard, SwitchboardError, Webhooks, WebhookVerificationError } from '@switchboard/sdk';
+import { startReceiver } from './helpers/webhook-receiver.ts';
 import { toneWav } from '../src/modules/calls/audio.ts';
 import { SDK_TYPES_FILE, sdkTypes } from '../scripts/sdk-types.ts';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
@@ -133,6 +134,32 @@ describe('the SDK (@switchboard/sdk, in sdk/)', () => {
     for await (const member of sb.team.members()) members.push(member.user_id);
     assert.deepEqual(members, [org.userId]);
     assert.equal((await sb.me()).user_id, org.userId);
+  });
+
+  test('events and webhooks: an endpoint, its test delivery verified by Webhooks.verify, the event listed', async () => {
+    const receiver = await startReceiver();
+    try {
+      const hook = await sb.webhooks.create({ url: `${receiver.url}/sdk`, event_types: ['webhook.test'] });
+      assert.match(hook.secret, /^whsec_/);
+      const delivery = await sb.webhooks.test(hook.webhook_id);
+      assert.equal(delivery.status, 'succeeded');
+      const request = receiver.received.at(-1)!;
+      const event = Webhooks.verify(hook.secret, request.body, request.headers);
+      assert.equal(event.id, delivery.event_id);
+      assert.throws(() => Webhooks.verify(hook.secret, `${request.body} `, request.headers), WebhookVerificationError);
+      assert.equal((await sb.events.get(event.id)).type, 'webhook.test');
+      const listed = [];
+      for await (const e of sb.events.list({ type: ['webhook.test'] })) listed.push(e.id);
+      assert.deepEqual(listed, [event.id]);
+      const log = [];
+      for await (const d of sb.webhooks.deliveries(hook.webhook_id)) log.push(d.delivery_id);
+      assert.deepEqual(log, [delivery.delivery_id]);
+      assert.equal((await sb.webhooks.retry(hook.webhook_id, delivery.delivery_id)).attempts.length, 2);
+      assert.notEqual((await sb.webhooks.rotateSecret(hook.webhook_id)).secret, hook.secret);
+      assert.equal((await sb.webhooks.delete(hook.webhook_id)).webhook_id, hook.webhook_id);
+    } finally {
+      await receiver.close();
+    }
   });
 
   test('a 429 and a 503 are retried after Retry-After with the same Idempotency-Key: the agent is created once', async () => {

@@ -32,7 +32,8 @@ async function startServer(dataDir: string): Promise<Started> {
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    // Generous: a first start runs initdb, which takes seconds alone but a minute on a loaded 2-core machine.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 120_000);
     const check = () => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (match) {
@@ -158,7 +159,7 @@ describe('npm start under a supervisor', () => {
     npm.stderr!.on('data', (d) => (out += d));
     const npmExited = new Promise((resolve) => npm.once('exit', resolve));
     try {
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + 120_000;
       while (!/Server listening at/.test(out)) {
         assert.ok(Date.now() < deadline, `the server did not start:\n${out}`);
         await new Promise((r) => setTimeout(r, 100));

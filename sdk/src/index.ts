@@ -1,9 +1,11 @@
 import { Agents, Analytics, ApiKeys, Billing, Integrations, PhoneNumbers, Team, Tools, type BodyOf } from './resources.ts';
 import { Calls } from './calls.ts';
 import { KnowledgeBase } from './knowledge-base.ts';
+import { Events, Webhooks } from './events.ts';
 import { createTransport, unwrap, type ApiClient, type SwitchboardOptions } from './transport.ts';
 
 export { SwitchboardError, type SwitchboardOptions } from './transport.ts';
+export { Webhooks, WebhookVerificationError } from './events.ts';
 export type { Page } from './pagination.ts';
 export type { FileSource } from './uploads.ts';
 export type { Schemas, BodyOf, QueryOf } from './resources.ts';
@@ -27,6 +29,8 @@ export class Switchboard {
   readonly billing: Billing;
   readonly apiKeys: ApiKeys;
   readonly team: Team;
+  readonly events: Events;
+  readonly webhooks: Webhooks;
   /** The typed openapi-fetch client underneath, for anything the namespaces do not cover. */
   readonly api: ApiClient;
 
@@ -47,6 +51,8 @@ export class Switchboard {
     this.billing = new Billing(client);
     this.apiKeys = new ApiKeys(client);
     this.team = new Team(client);
+    this.events = new Events(client);
+    this.webhooks = new Webhooks(client);
   }
 
   /**

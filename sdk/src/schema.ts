@@ -669,6 +669,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/billing/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Billing settings (admin): the low-balance threshold of credits.low
+         * @description Billing settings (admin): the low-balance threshold of credits.low
+         */
+        get: operations["getBillingSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the billing settings (admin)
+         * @description Change the billing settings (admin)
+         */
+        patch: operations["updateBillingSettings"];
+        trace?: never;
+    };
     "/api/billing/credits/purchase": {
         parameters: {
             query?: never;
@@ -875,6 +899,458 @@ export interface paths {
          * @description Call the webhook once with sample (or given) arguments; private and loopback destinations are refused (400)
          */
         post: operations["testTool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retention of transcripts and recordings, and PII redaction (admin)
+         * @description Retention of transcripts and recordings, and PII redaction (admin)
+         */
+        get: operations["getDataSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the data policy (admin): retention days 1-3650 or null to keep; redact_pii applies to transcripts stored from now on
+         * @description Change the data policy (admin): retention days 1-3650 or null to keep; redact_pii applies to transcripts stored from now on
+         */
+        patch: operations["updateDataSettings"];
+        trace?: never;
+    };
+    "/api/audit-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who changed what, newest first (admin): filters actor_id, action, resource_type, resource_id, from, to; entries are kept 365 days
+         * @description Who changed what, newest first (admin): filters actor_id, action, resource_type, resource_id, from, to; entries are kept 365 days
+         */
+        get: operations["listAuditLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's limits: concurrent calls (the limit and the calls active now) and requests a minute per credential
+         * @description The organization's limits: concurrent calls (the limit and the calls active now) and requests a minute per credential
+         */
+        get: operations["getLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's events of the last 30 days, newest first (`type` repeatable)
+         * @description List the organization's events of the last 30 days, newest first (`type` repeatable)
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description Get an event
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints, newest first
+         * @description List webhook endpoints, newest first
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint (its signing secret is returned only here)
+         * @description Register a webhook endpoint (its signing secret is returned only here)
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Get a webhook endpoint
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint and its delivery log
+         * @description Delete a webhook endpoint and its delivery log
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint (any field; `enabled` true re-enables a disabled one)
+         * @description Change a webhook endpoint (any field; `enabled` true re-enables a disabled one)
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; the old one also signs for 24 hours
+         * @description Replace the signing secret; the old one also signs for 24 hours
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event to the endpoint now and return its delivery
+         * @description Send a webhook.test event to the endpoint now and return its delivery
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log: every delivery with its attempts, newest first
+         * @description The delivery log: every delivery with its attempts, newest first
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery's event again now (same webhook-id, new timestamp and signature)
+         * @description Send a delivery's event again now (same webhook-id, new timestamp and signature)
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaigns, newest first, each with its progress
+         * @description List campaigns, newest first, each with its progress
+         */
+        get: operations["listCampaigns"];
+        put?: never;
+        /**
+         * Create a campaign (draft): the agent, the outbound number, the schedule, the pace and the retry rule
+         * @description Create a campaign (draft): the agent, the outbound number, the schedule, the pace and the retry rule
+         */
+        post: operations["createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaign_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a campaign with its progress (counts by contact status, always adding up to total)
+         * @description Get a campaign with its progress (counts by contact status, always adding up to total)
+         */
+        get: operations["getCampaign"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a draft or paused campaign and its contacts (409 otherwise); its calls stay
+         * @description Delete a draft or paused campaign and its contacts (409 otherwise); its calls stay
+         */
+        delete: operations["deleteCampaign"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a draft or paused campaign (409 otherwise)
+         * @description Change a draft or paused campaign (409 otherwise)
+         */
+        patch: operations["updateCampaign"];
+        trace?: never;
+    };
+    "/api/campaigns/{campaign_id}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the contacts in upload order, with attempts and call sids; filter by status
+         * @description List the contacts in upload order, with attempts and call sids; filter by status
+         */
+        get: operations["listCampaignContacts"];
+        put?: never;
+        /**
+         * Add contacts: a CSV file (multipart field file; streamed) or JSON {contacts}; each bad row is reported, the good ones are added; at most 100,000 per campaign
+         * @description Add contacts: a CSV file (multipart field file; streamed) or JSON {contacts}; each bad row is reported, the good ones are added; at most 100,000 per campaign
+         */
+        post: operations["addCampaignContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaign_id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The results as CSV (streamed): per contact its variables, final status, attempts, last call sid and outcome, duration and cost
+         * @description The results as CSV (streamed): per contact its variables, final status, attempts, last call sid and outcome, duration and cost
+         */
+        get: operations["getCampaignResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaign_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a draft campaign (409 otherwise, or with no contacts): the dialer calls within the schedule
+         * @description Start a draft campaign (409 otherwise, or with no contacts): the dialer calls within the schedule
+         */
+        post: operations["startCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaign_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a running campaign: no new calls; calls in progress finish
+         * @description Pause a running campaign: no new calls; calls in progress finish
+         */
+        post: operations["pauseCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaign_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused campaign
+         * @description Resume a paused campaign
+         */
+        post: operations["resumeCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/campaigns/{campaign_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a draft, running or paused campaign: contacts not yet called are skipped; calls in progress finish
+         * @description Cancel a draft, running or paused campaign: contacts not yet called are skipped; calls in progress finish
+         */
+        post: operations["cancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/telephony/carrier_a/voice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * carrier_a voice webhook (VoiceUrl): creates the inbound call and answers TwiML connecting it to the voice runtime, or <Reject/> (unknown number, no agent, concurrency limit)
+         * @description carrier_a voice webhook (VoiceUrl): creates the inbound call and answers TwiML connecting it to the voice runtime, or <Reject/> (unknown number, no agent, concurrency limit)
+         */
+        post: operations["answerCarrierCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/telephony/carrier_a/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * carrier_a status callback (StatusCallback): maps CallStatus and CallDuration onto the call; a final status ends it as PATCH /api/calls does, once, whatever the order or repetition
+         * @description carrier_a status callback (StatusCallback): maps CallStatus and CallDuration onto the call; a final status ends it as PATCH /api/calls does, once, whatever the order or repetition
+         */
+        post: operations["receiveCarrierStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2372,6 +2848,30 @@ export interface components {
             data: components["schemas"]["SearchHit"][];
         };
         /**
+         * CallMetadata
+         * @description Any JSON object of the caller's (at most 16384 bytes as JSON), stored and returned as given
+         * @example {
+         *       "crm_id": "lead-4711",
+         *       "campaign": {
+         *         "name": "spring"
+         *       }
+         *     }
+         */
+        CallMetadata: {
+            [key: string]: unknown;
+        };
+        /**
+         * CallVariables
+         * @description String values for the agent's prompt (at most 50 keys; names 1-64 characters, values up to 4000)
+         * @example {
+         *       "customer_name": "Ada",
+         *       "appointment": "Tuesday 10:00"
+         *     }
+         */
+        CallVariables: {
+            [key: string]: string;
+        };
+        /**
          * CreateCallBody
          * @example {
          *       "agent_id": "example",
@@ -2380,7 +2880,17 @@ export interface components {
          *       "from_number": "+14155550100",
          *       "call_sid": "call_a1b2c3d4e5f6",
          *       "status": "queued",
-         *       "start_time": "2026-11-22T10:15:00.000Z"
+         *       "start_time": "2026-11-22T10:15:00.000Z",
+         *       "metadata": {
+         *         "crm_id": "lead-4711",
+         *         "campaign": {
+         *           "name": "spring"
+         *         }
+         *       },
+         *       "variables": {
+         *         "customer_name": "Ada",
+         *         "appointment": "Tuesday 10:00"
+         *       }
          *     }
          */
         CreateCallBody: {
@@ -2404,6 +2914,8 @@ export interface components {
              * @description When the call connected (default: when it moves to in_progress)
              */
             start_time?: string;
+            metadata?: components["schemas"]["CallMetadata"];
+            variables?: components["schemas"]["CallVariables"];
         };
         /**
          * CostBreakdown
@@ -2479,7 +2991,19 @@ export interface components {
          *       ],
          *       "has_recording": true,
          *       "recording_content_type": "example",
-         *       "recording_bytes": 1
+         *       "recording_bytes": 1,
+         *       "transcript_deleted_at": "2026-11-22T10:15:00.000Z",
+         *       "recording_deleted_at": "2026-11-22T10:15:00.000Z",
+         *       "metadata": {
+         *         "crm_id": "lead-4711",
+         *         "campaign": {
+         *           "name": "spring"
+         *         }
+         *       },
+         *       "variables": {
+         *         "customer_name": "Ada",
+         *         "appointment": "Tuesday 10:00"
+         *       }
          *     }
          */
         Call: {
@@ -2510,6 +3034,18 @@ export interface components {
             has_recording: boolean;
             recording_content_type: string | null;
             recording_bytes: number | null;
+            /**
+             * Format: date-time
+             * @description When the organization's retention policy deleted the transcript
+             */
+            transcript_deleted_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the organization's retention policy deleted the recording
+             */
+            recording_deleted_at: string | null;
+            metadata: components["schemas"]["CallMetadata"];
+            variables: components["schemas"]["CallVariables"];
         };
         /**
          * CallResponse
@@ -2551,7 +3087,19 @@ export interface components {
          *         ],
          *         "has_recording": true,
          *         "recording_content_type": "example",
-         *         "recording_bytes": 1
+         *         "recording_bytes": 1,
+         *         "transcript_deleted_at": "2026-11-22T10:15:00.000Z",
+         *         "recording_deleted_at": "2026-11-22T10:15:00.000Z",
+         *         "metadata": {
+         *           "crm_id": "lead-4711",
+         *           "campaign": {
+         *             "name": "spring"
+         *           }
+         *         },
+         *         "variables": {
+         *           "customer_name": "Ada",
+         *           "appointment": "Tuesday 10:00"
+         *         }
          *       }
          *     }
          */
@@ -2820,6 +3368,40 @@ export interface components {
             success: boolean;
             data: components["schemas"]["Transaction"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * BillingSettings
+         * @example {
+         *       "low_balance_threshold": 0
+         *     }
+         */
+        BillingSettings: {
+            /** @description credits.low is emitted when the balance falls below this many credits (default 100) */
+            low_balance_threshold: number;
+        };
+        /**
+         * BillingSettingsResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "low_balance_threshold": 0
+         *       }
+         *     }
+         */
+        BillingSettingsResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["BillingSettings"];
+        };
+        /**
+         * UpdateBillingSettingsBody
+         * @example {
+         *       "low_balance_threshold": 100000000000
+         *     }
+         */
+        UpdateBillingSettingsBody: {
+            low_balance_threshold: number;
         };
         /**
          * PurchaseBody
@@ -3262,6 +3844,1183 @@ export interface components {
             message?: string;
             data: components["schemas"]["ToolTestResult"];
         };
+        /**
+         * DataSettings
+         * @example {
+         *       "transcript_retention_days": 366,
+         *       "recording_retention_days": 366,
+         *       "redact_pii": true,
+         *       "updated_at": "2026-11-22T10:15:00.000Z"
+         *     }
+         */
+        DataSettings: {
+            /** @description Days a transcript is kept after the call; null keeps it */
+            transcript_retention_days: number | null;
+            /** @description Days a recording is kept after the call; null keeps it */
+            recording_retention_days: number | null;
+            /** @description Transcript text is stored with e-mail addresses, phone numbers, card numbers, SSNs and IBANs replaced */
+            redact_pii: boolean;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        /**
+         * DataSettingsResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "transcript_retention_days": 366,
+         *         "recording_retention_days": 366,
+         *         "redact_pii": true,
+         *         "updated_at": "2026-11-22T10:15:00.000Z"
+         *       }
+         *     }
+         */
+        DataSettingsResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["DataSettings"];
+        };
+        /**
+         * UpdateDataSettingsBody
+         * @example {
+         *       "transcript_retention_days": 366,
+         *       "recording_retention_days": 366,
+         *       "redact_pii": true
+         *     }
+         */
+        UpdateDataSettingsBody: {
+            /** @description Days a transcript is kept after the call; null keeps it */
+            transcript_retention_days?: number | null;
+            /** @description Days a recording is kept after the call; null keeps it */
+            recording_retention_days?: number | null;
+            redact_pii?: boolean;
+        };
+        /**
+         * AuditActor
+         * @example {
+         *       "type": "api_key",
+         *       "id": "example",
+         *       "label": "example"
+         *     }
+         */
+        AuditActor: {
+            /** @enum {unknown} */
+            type: "api_key" | "user" | "system";
+            /** @description The key id, the user id, or the platform job */
+            id: string;
+            /** @description The key's name, the user's e-mail, or the job's name */
+            label: string | null;
+        };
+        /**
+         * AuditEntry
+         * @example {
+         *       "audit_id": "aud_4f9K2mQ8xZ1pL7sT0bNc",
+         *       "at": "2026-11-22T10:15:00.000Z",
+         *       "actor": {
+         *         "type": "api_key",
+         *         "id": "apikey_a1b2c3d4e5f6",
+         *         "label": "deploy bot"
+         *       },
+         *       "action": "agent.update",
+         *       "resource_type": "agent",
+         *       "resource_id": "agent_a1b2c3d4e5f6",
+         *       "changed_fields": [
+         *         "system_prompt"
+         *       ],
+         *       "ip": "203.0.113.7",
+         *       "user_agent": "curl/8.5.0",
+         *       "request_id": "req-7f3a9c"
+         *     }
+         */
+        AuditEntry: {
+            audit_id: string;
+            /** Format: date-time */
+            at: string;
+            actor: components["schemas"]["AuditActor"];
+            /** @description resource.verb, e.g. agent.update, recording.access */
+            action: string;
+            resource_type: string;
+            resource_id: string;
+            /** @description Names of the fields the change set (never their values) */
+            changed_fields: string[];
+            ip: string | null;
+            user_agent: string | null;
+            request_id: string | null;
+        };
+        /**
+         * AuditEntryList
+         * @example {
+         *       "success": true,
+         *       "data": [
+         *         {
+         *           "audit_id": "aud_4f9K2mQ8xZ1pL7sT0bNc",
+         *           "at": "2026-11-22T10:15:00.000Z",
+         *           "actor": {
+         *             "type": "api_key",
+         *             "id": "apikey_a1b2c3d4e5f6",
+         *             "label": "deploy bot"
+         *           },
+         *           "action": "agent.update",
+         *           "resource_type": "agent",
+         *           "resource_id": "agent_a1b2c3d4e5f6",
+         *           "changed_fields": [
+         *             "system_prompt"
+         *           ],
+         *           "ip": "203.0.113.7",
+         *           "user_agent": "curl/8.5.0",
+         *           "request_id": "req-7f3a9c"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "next_cursor": "WyIyMDI2LTExLTIyVDEwOjE1OjAwLjAwMFoiLCJhZ2VudF9hMWIyYzNkNGU1ZjYiXQ",
+         *         "has_more": true,
+         *         "page_size": 1,
+         *         "total_count": 1
+         *       }
+         *     }
+         */
+        AuditEntryList: {
+            success: boolean;
+            data: components["schemas"]["AuditEntry"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * Limits
+         * @example {
+         *       "max_concurrent_calls": 10,
+         *       "active_calls": 3,
+         *       "rate_limit_per_minute": 1200
+         *     }
+         */
+        Limits: {
+            /** @description Calls not yet final the organization may have at once (set by the operator) */
+            max_concurrent_calls: number;
+            /** @description Calls of the organization not yet final (queued, ringing, in_progress) */
+            active_calls: number;
+            /** @description Requests a minute per API key or signed-in user */
+            rate_limit_per_minute: number;
+        };
+        /**
+         * LimitsResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "max_concurrent_calls": 10,
+         *         "active_calls": 3,
+         *         "rate_limit_per_minute": 1200
+         *       }
+         *     }
+         */
+        LimitsResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["Limits"];
+        };
+        /**
+         * Event
+         * @example {
+         *       "id": "evt_2xR9fK3mQ7pL1vN8bT4c",
+         *       "type": "recording.ready",
+         *       "created_at": "2026-05-04T12:00:00.000Z",
+         *       "organization_id": "org_9f51914aa15c",
+         *       "data": {
+         *         "call_sid": "call_8hQ2mN5pR7tV9xZ1bC3d",
+         *         "content_type": "audio/wav",
+         *         "bytes": 240044
+         *       }
+         *     }
+         */
+        Event: {
+            id: string;
+            /**
+             * @description An event type of the catalogue
+             * @enum {unknown}
+             */
+            type: "call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test";
+            /** Format: date-time */
+            created_at: string;
+            organization_id: string;
+            /** @description The resource as the API returns it */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * EventList
+         * @example {
+         *       "success": true,
+         *       "data": [
+         *         {
+         *           "id": "evt_2xR9fK3mQ7pL1vN8bT4c",
+         *           "type": "recording.ready",
+         *           "created_at": "2026-05-04T12:00:00.000Z",
+         *           "organization_id": "org_9f51914aa15c",
+         *           "data": {
+         *             "call_sid": "call_8hQ2mN5pR7tV9xZ1bC3d",
+         *             "content_type": "audio/wav",
+         *             "bytes": 240044
+         *           }
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "next_cursor": "WyIyMDI2LTExLTIyVDEwOjE1OjAwLjAwMFoiLCJhZ2VudF9hMWIyYzNkNGU1ZjYiXQ",
+         *         "has_more": true,
+         *         "page_size": 1,
+         *         "total_count": 1
+         *       }
+         *     }
+         */
+        EventList: {
+            success: boolean;
+            data: components["schemas"]["Event"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * EventResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "id": "evt_2xR9fK3mQ7pL1vN8bT4c",
+         *         "type": "recording.ready",
+         *         "created_at": "2026-05-04T12:00:00.000Z",
+         *         "organization_id": "org_9f51914aa15c",
+         *         "data": {
+         *           "call_sid": "call_8hQ2mN5pR7tV9xZ1bC3d",
+         *           "content_type": "audio/wav",
+         *           "bytes": 240044
+         *         }
+         *       }
+         *     }
+         */
+        EventResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["Event"];
+        };
+        /**
+         * CreateWebhookBody
+         * @example {
+         *       "url": "https://example.com/hooks/lookup",
+         *       "description": "Looks up an order by its number",
+         *       "event_types": [
+         *         "call.created"
+         *       ],
+         *       "agent_ids": [
+         *         "agent_a1b2c3d4e5f6"
+         *       ]
+         *     }
+         */
+        CreateWebhookBody: {
+            /** @description https (plain http only for the operator's allowed networks) */
+            url: string;
+            description?: string;
+            /** @description Empty: every event type */
+            event_types?: ("call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
+            /** @description Empty: every agent; filters call.* and recording.* events */
+            agent_ids?: string[];
+        };
+        /**
+         * CreatedWebhook
+         * @example {
+         *       "webhook_id": "whk_3c9e1a7b5d2f",
+         *       "url": "https://crm.example.com/switchboard",
+         *       "description": "CRM sync",
+         *       "event_types": [
+         *         "call.ended"
+         *       ],
+         *       "agent_ids": [],
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "client_id": "org_9f51914aa15c",
+         *       "created_at": "2026-05-04T12:00:00.000Z",
+         *       "updated_at": "2026-05-04T12:00:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
+        CreatedWebhook: {
+            webhook_id: string;
+            url: string;
+            description: string;
+            event_types: ("call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
+            agent_ids: string[];
+            enabled: boolean;
+            disabled_reason: ("gone" | "failing" | "manual") | null;
+            client_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description whsec_ + base64 of 24 random bytes. Shown only in this response. */
+            secret: string;
+        };
+        /**
+         * CreatedWebhookResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "webhook_id": "whk_3c9e1a7b5d2f",
+         *         "url": "https://crm.example.com/switchboard",
+         *         "description": "CRM sync",
+         *         "event_types": [
+         *           "call.ended"
+         *         ],
+         *         "agent_ids": [],
+         *         "enabled": true,
+         *         "disabled_reason": null,
+         *         "client_id": "org_9f51914aa15c",
+         *         "created_at": "2026-05-04T12:00:00.000Z",
+         *         "updated_at": "2026-05-04T12:00:00.000Z",
+         *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *       }
+         *     }
+         */
+        CreatedWebhookResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["CreatedWebhook"];
+        };
+        /**
+         * Webhook
+         * @example {
+         *       "webhook_id": "whk_3c9e1a7b5d2f",
+         *       "url": "https://crm.example.com/switchboard",
+         *       "description": "CRM sync",
+         *       "event_types": [
+         *         "call.ended"
+         *       ],
+         *       "agent_ids": [],
+         *       "enabled": true,
+         *       "disabled_reason": null,
+         *       "client_id": "org_9f51914aa15c",
+         *       "created_at": "2026-05-04T12:00:00.000Z",
+         *       "updated_at": "2026-05-04T12:00:00.000Z"
+         *     }
+         */
+        Webhook: {
+            webhook_id: string;
+            url: string;
+            description: string;
+            event_types: ("call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
+            agent_ids: string[];
+            enabled: boolean;
+            disabled_reason: ("gone" | "failing" | "manual") | null;
+            client_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * WebhookList
+         * @example {
+         *       "success": true,
+         *       "data": [
+         *         {
+         *           "webhook_id": "whk_3c9e1a7b5d2f",
+         *           "url": "https://crm.example.com/switchboard",
+         *           "description": "CRM sync",
+         *           "event_types": [
+         *             "call.ended"
+         *           ],
+         *           "agent_ids": [],
+         *           "enabled": true,
+         *           "disabled_reason": null,
+         *           "client_id": "org_9f51914aa15c",
+         *           "created_at": "2026-05-04T12:00:00.000Z",
+         *           "updated_at": "2026-05-04T12:00:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "next_cursor": "WyIyMDI2LTExLTIyVDEwOjE1OjAwLjAwMFoiLCJhZ2VudF9hMWIyYzNkNGU1ZjYiXQ",
+         *         "has_more": true,
+         *         "page_size": 1,
+         *         "total_count": 1
+         *       }
+         *     }
+         */
+        WebhookList: {
+            success: boolean;
+            data: components["schemas"]["Webhook"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * WebhookResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "webhook_id": "whk_3c9e1a7b5d2f",
+         *         "url": "https://crm.example.com/switchboard",
+         *         "description": "CRM sync",
+         *         "event_types": [
+         *           "call.ended"
+         *         ],
+         *         "agent_ids": [],
+         *         "enabled": true,
+         *         "disabled_reason": null,
+         *         "client_id": "org_9f51914aa15c",
+         *         "created_at": "2026-05-04T12:00:00.000Z",
+         *         "updated_at": "2026-05-04T12:00:00.000Z"
+         *       }
+         *     }
+         */
+        WebhookResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["Webhook"];
+        };
+        /**
+         * UpdateWebhookBody
+         * @example {
+         *       "url": "https://example.com/hooks/lookup",
+         *       "description": "Looks up an order by its number",
+         *       "event_types": [
+         *         "call.created"
+         *       ],
+         *       "agent_ids": [
+         *         "agent_a1b2c3d4e5f6"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
+        UpdateWebhookBody: {
+            /** @description https (plain http only for the operator's allowed networks) */
+            url?: string;
+            description?: string;
+            /** @description Empty: every event type */
+            event_types?: ("call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
+            /** @description Empty: every agent; filters call.* and recording.* events */
+            agent_ids?: string[];
+            /** @description true re-enables (clearing disabled_reason); false disables ("manual") */
+            enabled?: boolean;
+        };
+        /**
+         * WebhookSecret
+         * @example {
+         *       "secret": "example"
+         *     }
+         */
+        WebhookSecret: {
+            /** @description The new secret; the old one also signs for 24 hours */
+            secret: string;
+        };
+        /**
+         * WebhookSecretResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "secret": "example"
+         *       }
+         *     }
+         */
+        WebhookSecretResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["WebhookSecret"];
+        };
+        /**
+         * DeliveryAttempt
+         * @example {
+         *       "attempt": 1,
+         *       "at": "2026-11-22T10:15:00.000Z",
+         *       "status_code": 1,
+         *       "error": "example",
+         *       "duration_ms": 0,
+         *       "response_body": "example"
+         *     }
+         */
+        DeliveryAttempt: {
+            attempt: number;
+            /** Format: date-time */
+            at: string;
+            status_code: number | null;
+            error: string | null;
+            duration_ms: number;
+            /** @description The first 1 KB of the answer */
+            response_body: string | null;
+        };
+        /**
+         * Delivery
+         * @example {
+         *       "delivery_id": "dlv_7Hk2Lm9Np3Qr5St8Uv1W",
+         *       "webhook_id": "whk_3c9e1a7b5d2f",
+         *       "event_id": "evt_2xR9fK3mQ7pL1vN8bT4c",
+         *       "event_type": "call.ended",
+         *       "status": "retrying",
+         *       "attempts": [
+         *         {
+         *           "attempt": 1,
+         *           "at": "2026-05-04T12:00:00.120Z",
+         *           "status_code": 503,
+         *           "error": null,
+         *           "duration_ms": 48,
+         *           "response_body": "down for maintenance"
+         *         }
+         *       ],
+         *       "next_attempt_at": "2026-05-04T12:00:05.300Z",
+         *       "created_at": "2026-05-04T12:00:00.100Z"
+         *     }
+         */
+        Delivery: {
+            delivery_id: string;
+            webhook_id: string;
+            event_id: string;
+            /**
+             * @description An event type of the catalogue
+             * @enum {unknown}
+             */
+            event_type: "call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test";
+            /** @enum {unknown} */
+            status: "pending" | "retrying" | "succeeded" | "failed";
+            attempts: components["schemas"]["DeliveryAttempt"][];
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * DeliveryResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "delivery_id": "dlv_7Hk2Lm9Np3Qr5St8Uv1W",
+         *         "webhook_id": "whk_3c9e1a7b5d2f",
+         *         "event_id": "evt_2xR9fK3mQ7pL1vN8bT4c",
+         *         "event_type": "call.ended",
+         *         "status": "retrying",
+         *         "attempts": [
+         *           {
+         *             "attempt": 1,
+         *             "at": "2026-05-04T12:00:00.120Z",
+         *             "status_code": 503,
+         *             "error": null,
+         *             "duration_ms": 48,
+         *             "response_body": "down for maintenance"
+         *           }
+         *         ],
+         *         "next_attempt_at": "2026-05-04T12:00:05.300Z",
+         *         "created_at": "2026-05-04T12:00:00.100Z"
+         *       }
+         *     }
+         */
+        DeliveryResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["Delivery"];
+        };
+        /**
+         * DeliveryList
+         * @example {
+         *       "success": true,
+         *       "data": [
+         *         {
+         *           "delivery_id": "dlv_7Hk2Lm9Np3Qr5St8Uv1W",
+         *           "webhook_id": "whk_3c9e1a7b5d2f",
+         *           "event_id": "evt_2xR9fK3mQ7pL1vN8bT4c",
+         *           "event_type": "call.ended",
+         *           "status": "retrying",
+         *           "attempts": [
+         *             {
+         *               "attempt": 1,
+         *               "at": "2026-05-04T12:00:00.120Z",
+         *               "status_code": 503,
+         *               "error": null,
+         *               "duration_ms": 48,
+         *               "response_body": "down for maintenance"
+         *             }
+         *           ],
+         *           "next_attempt_at": "2026-05-04T12:00:05.300Z",
+         *           "created_at": "2026-05-04T12:00:00.100Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "next_cursor": "WyIyMDI2LTExLTIyVDEwOjE1OjAwLjAwMFoiLCJhZ2VudF9hMWIyYzNkNGU1ZjYiXQ",
+         *         "has_more": true,
+         *         "page_size": 1,
+         *         "total_count": 1
+         *       }
+         *     }
+         */
+        DeliveryList: {
+            success: boolean;
+            data: components["schemas"]["Delivery"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * CampaignWindow
+         * @example {
+         *       "days": [
+         *         "mon",
+         *         "tue",
+         *         "wed",
+         *         "thu",
+         *         "fri"
+         *       ],
+         *       "start": "09:00",
+         *       "end": "17:00"
+         *     }
+         */
+        CampaignWindow: {
+            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /** @description HH:MM, wall clock in the campaign's time zone */
+            start: string;
+            /** @description HH:MM (24:00 = end of day), after start: a window does not cross midnight */
+            end: string;
+        };
+        /**
+         * CampaignSchedule
+         * @example {
+         *       "timezone": "Europe/Berlin",
+         *       "windows": [
+         *         {
+         *           "days": [
+         *             "mon",
+         *             "tue",
+         *             "wed",
+         *             "thu",
+         *             "fri"
+         *           ],
+         *           "start": "09:00",
+         *           "end": "17:00"
+         *         }
+         *       ],
+         *       "start_at": null,
+         *       "end_at": null
+         *     }
+         */
+        CampaignSchedule: {
+            /** @description IANA time zone, e.g. Europe/Berlin */
+            timezone: string;
+            /** @description When the dialer may call; daylight-saving changes follow the zone */
+            windows: components["schemas"]["CampaignWindow"][];
+            /**
+             * Format: date-time
+             * @description No call before this instant
+             */
+            start_at?: string | null;
+            /**
+             * Format: date-time
+             * @description No call from this instant on; contacts not yet called are skipped
+             */
+            end_at?: string | null;
+        };
+        /**
+         * CampaignRetry
+         * @example {
+         *       "max_attempts": 3,
+         *       "on": [
+         *         "busy",
+         *         "no_answer",
+         *         "failed"
+         *       ],
+         *       "delay_minutes": 30
+         *     }
+         */
+        CampaignRetry: {
+            /**
+             * @description Attempts per contact, the first included
+             * @default 3
+             */
+            max_attempts?: number;
+            /**
+             * @description Final call statuses that earn another attempt
+             * @default [
+             *       "busy",
+             *       "no_answer",
+             *       "failed"
+             *     ]
+             */
+            on?: ("busy" | "no_answer" | "failed")[];
+            /** @default 30 */
+            delay_minutes?: number;
+        };
+        /**
+         * CreateCampaignBody
+         * @example {
+         *       "name": "Spring reminders",
+         *       "agent_id": "agent_a1b2c3d4e5f6",
+         *       "from_phone_number_id": "phon_a1b2c3d4e5f6",
+         *       "schedule": {
+         *         "timezone": "Europe/Berlin",
+         *         "windows": [
+         *           {
+         *             "days": [
+         *               "mon",
+         *               "tue",
+         *               "wed",
+         *               "thu",
+         *               "fri"
+         *             ],
+         *             "start": "09:00",
+         *             "end": "17:00"
+         *           }
+         *         ],
+         *         "start_at": null,
+         *         "end_at": null
+         *       },
+         *       "max_concurrency": 5
+         *     }
+         */
+        CreateCampaignBody: {
+            name: string;
+            agent_id: string;
+            /** @description A number of the organization with supports_outbound */
+            from_phone_number_id: string;
+            schedule: components["schemas"]["CampaignSchedule"];
+            /** @description Calls of the campaign active at once (default 5) */
+            max_concurrency?: number;
+            /** @description Calls started in any 60 seconds (default 60) */
+            calls_per_minute?: number;
+            retry?: components["schemas"]["CampaignRetry"];
+        };
+        /**
+         * CampaignProgress
+         * @description Contacts by status; the counts always add up to total
+         * @example {
+         *       "total": 1000,
+         *       "pending": 600,
+         *       "in_progress": 5,
+         *       "completed": 350,
+         *       "failed": 20,
+         *       "retrying": 25,
+         *       "skipped": 0
+         *     }
+         */
+        CampaignProgress: {
+            total: number;
+            pending: number;
+            in_progress: number;
+            completed: number;
+            failed: number;
+            retrying: number;
+            skipped: number;
+        };
+        /**
+         * Campaign
+         * @example {
+         *       "campaign_id": "cmp_a1b2c3d4e5f6",
+         *       "name": "Spring reminders",
+         *       "agent_id": "agent_a1b2c3d4e5f6",
+         *       "from_phone_number_id": "phon_a1b2c3d4e5f6",
+         *       "status": "running",
+         *       "schedule": {
+         *         "timezone": "Europe/Berlin",
+         *         "windows": [
+         *           {
+         *             "days": [
+         *               "mon",
+         *               "tue",
+         *               "wed",
+         *               "thu",
+         *               "fri"
+         *             ],
+         *             "start": "09:00",
+         *             "end": "17:00"
+         *           }
+         *         ],
+         *         "start_at": null,
+         *         "end_at": null
+         *       },
+         *       "max_concurrency": 5,
+         *       "calls_per_minute": 60,
+         *       "retry": {
+         *         "max_attempts": 3,
+         *         "on": [
+         *           "busy",
+         *           "no_answer",
+         *           "failed"
+         *         ],
+         *         "delay_minutes": 30
+         *       },
+         *       "progress": {
+         *         "total": 1000,
+         *         "pending": 600,
+         *         "in_progress": 5,
+         *         "completed": 350,
+         *         "failed": 20,
+         *         "retrying": 25,
+         *         "skipped": 0
+         *       },
+         *       "client_id": "org_a1b2c3d4e5f6",
+         *       "created_at": "2026-03-02T08:00:00.000Z",
+         *       "updated_at": "2026-03-02T09:00:00.000Z"
+         *     }
+         */
+        Campaign: {
+            campaign_id: string;
+            name: string;
+            agent_id: string;
+            from_phone_number_id: string;
+            /** @enum {unknown} */
+            status: "draft" | "running" | "paused" | "completed" | "cancelled";
+            schedule: {
+                timezone: string;
+                windows: components["schemas"]["CampaignWindow"][];
+                /** Format: date-time */
+                start_at: string | null;
+                /** Format: date-time */
+                end_at: string | null;
+            };
+            max_concurrency: number;
+            calls_per_minute: number;
+            retry: {
+                max_attempts: number;
+                on: string[];
+                delay_minutes: number;
+            };
+            progress: components["schemas"]["CampaignProgress"];
+            client_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * CampaignResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "campaign_id": "cmp_a1b2c3d4e5f6",
+         *         "name": "Spring reminders",
+         *         "agent_id": "agent_a1b2c3d4e5f6",
+         *         "from_phone_number_id": "phon_a1b2c3d4e5f6",
+         *         "status": "running",
+         *         "schedule": {
+         *           "timezone": "Europe/Berlin",
+         *           "windows": [
+         *             {
+         *               "days": [
+         *                 "mon",
+         *                 "tue",
+         *                 "wed",
+         *                 "thu",
+         *                 "fri"
+         *               ],
+         *               "start": "09:00",
+         *               "end": "17:00"
+         *             }
+         *           ],
+         *           "start_at": null,
+         *           "end_at": null
+         *         },
+         *         "max_concurrency": 5,
+         *         "calls_per_minute": 60,
+         *         "retry": {
+         *           "max_attempts": 3,
+         *           "on": [
+         *             "busy",
+         *             "no_answer",
+         *             "failed"
+         *           ],
+         *           "delay_minutes": 30
+         *         },
+         *         "progress": {
+         *           "total": 1000,
+         *           "pending": 600,
+         *           "in_progress": 5,
+         *           "completed": 350,
+         *           "failed": 20,
+         *           "retrying": 25,
+         *           "skipped": 0
+         *         },
+         *         "client_id": "org_a1b2c3d4e5f6",
+         *         "created_at": "2026-03-02T08:00:00.000Z",
+         *         "updated_at": "2026-03-02T09:00:00.000Z"
+         *       }
+         *     }
+         */
+        CampaignResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["Campaign"];
+        };
+        /**
+         * CampaignList
+         * @example {
+         *       "success": true,
+         *       "data": [
+         *         {
+         *           "campaign_id": "cmp_a1b2c3d4e5f6",
+         *           "name": "Spring reminders",
+         *           "agent_id": "agent_a1b2c3d4e5f6",
+         *           "from_phone_number_id": "phon_a1b2c3d4e5f6",
+         *           "status": "running",
+         *           "schedule": {
+         *             "timezone": "Europe/Berlin",
+         *             "windows": [
+         *               {
+         *                 "days": [
+         *                   "mon",
+         *                   "tue",
+         *                   "wed",
+         *                   "thu",
+         *                   "fri"
+         *                 ],
+         *                 "start": "09:00",
+         *                 "end": "17:00"
+         *               }
+         *             ],
+         *             "start_at": null,
+         *             "end_at": null
+         *           },
+         *           "max_concurrency": 5,
+         *           "calls_per_minute": 60,
+         *           "retry": {
+         *             "max_attempts": 3,
+         *             "on": [
+         *               "busy",
+         *               "no_answer",
+         *               "failed"
+         *             ],
+         *             "delay_minutes": 30
+         *           },
+         *           "progress": {
+         *             "total": 1000,
+         *             "pending": 600,
+         *             "in_progress": 5,
+         *             "completed": 350,
+         *             "failed": 20,
+         *             "retrying": 25,
+         *             "skipped": 0
+         *           },
+         *           "client_id": "org_a1b2c3d4e5f6",
+         *           "created_at": "2026-03-02T08:00:00.000Z",
+         *           "updated_at": "2026-03-02T09:00:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "next_cursor": "WyIyMDI2LTExLTIyVDEwOjE1OjAwLjAwMFoiLCJhZ2VudF9hMWIyYzNkNGU1ZjYiXQ",
+         *         "has_more": true,
+         *         "page_size": 1,
+         *         "total_count": 1
+         *       }
+         *     }
+         */
+        CampaignList: {
+            success: boolean;
+            data: components["schemas"]["Campaign"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * UpdateCampaignBody
+         * @example {
+         *       "max_concurrency": 10,
+         *       "calls_per_minute": 30
+         *     }
+         */
+        UpdateCampaignBody: {
+            name?: string;
+            agent_id?: string;
+            /** @description A number of the organization with supports_outbound */
+            from_phone_number_id?: string;
+            schedule?: components["schemas"]["CampaignSchedule"];
+            /** @description Calls of the campaign active at once (default 5) */
+            max_concurrency?: number;
+            /** @description Calls started in any 60 seconds (default 60) */
+            calls_per_minute?: number;
+            retry?: components["schemas"]["CampaignRetry"];
+        };
+        /**
+         * CampaignContactsBody
+         * @example {
+         *       "contacts": [
+         *         {
+         *           "phone_number": "+14155550100",
+         *           "variables": {
+         *             "first_name": "Ada"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        CampaignContactsBody: {
+            contacts: {
+                /** @description E.164 */
+                phone_number: string;
+                /** @description Call variables (string values, at most 50) */
+                variables?: {
+                    [key: string]: string;
+                };
+            }[];
+        };
+        /**
+         * CampaignContactsUpload
+         * @description Field file: a CSV with a header row, a phone_number column (E.164), every other column a call variable
+         * @example {
+         *       "file": "(the CSV file)"
+         *     }
+         */
+        CampaignContactsUpload: unknown;
+        /**
+         * ContactsUploadResult
+         * @example {
+         *       "accepted": 998,
+         *       "rejected": [
+         *         {
+         *           "row": 17,
+         *           "reason": "invalid_phone_number"
+         *         },
+         *         {
+         *           "row": 240,
+         *           "reason": "duplicate"
+         *         }
+         *       ],
+         *       "rejected_count": 2
+         *     }
+         */
+        ContactsUploadResult: {
+            /** @description Contacts added */
+            accepted: number;
+            /** @description Each rejected row (the first 100,000) */
+            rejected: {
+                /** @description The rejected row: 1 = the first contact (CSV: the line after the header) */
+                row: number;
+                /** @enum {unknown} */
+                reason: "invalid_phone_number" | "duplicate" | "missing_column" | "extra_column" | "invalid_variables" | "malformed_row" | "contact_limit";
+            }[];
+            /** @description Every rejected row */
+            rejected_count: number;
+        };
+        /**
+         * ContactsUploadResultResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "accepted": 998,
+         *         "rejected": [
+         *           {
+         *             "row": 17,
+         *             "reason": "invalid_phone_number"
+         *           },
+         *           {
+         *             "row": 240,
+         *             "reason": "duplicate"
+         *           }
+         *         ],
+         *         "rejected_count": 2
+         *       }
+         *     }
+         */
+        ContactsUploadResultResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["ContactsUploadResult"];
+        };
+        /**
+         * CampaignContact
+         * @example {
+         *       "row": 1,
+         *       "phone_number": "+14155550100",
+         *       "variables": {
+         *         "first_name": "Ada"
+         *       },
+         *       "status": "retrying",
+         *       "attempts": 1,
+         *       "call_sids": [
+         *         "call_a1B2c3D4e5F6g7H8i9J0"
+         *       ],
+         *       "last_outcome": "busy",
+         *       "next_attempt_at": "2026-03-02T09:30:00.000Z",
+         *       "created_at": "2026-03-02T08:00:00.000Z",
+         *       "updated_at": "2026-03-02T09:00:00.000Z"
+         *     }
+         */
+        CampaignContact: {
+            /** @description Position in the uploads (1 = the first contact) */
+            row: number;
+            phone_number: string;
+            variables: {
+                [key: string]: string;
+            };
+            /** @enum {unknown} */
+            status: "pending" | "in_progress" | "retrying" | "completed" | "failed" | "skipped";
+            attempts: number;
+            /** @description The calls of every attempt, oldest first */
+            call_sids: string[];
+            /** @description Final status of the last call */
+            last_outcome: string | null;
+            /**
+             * Format: date-time
+             * @description When a retrying contact is called again
+             */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * CampaignContactList
+         * @example {
+         *       "success": true,
+         *       "data": [
+         *         {
+         *           "row": 1,
+         *           "phone_number": "+14155550100",
+         *           "variables": {
+         *             "first_name": "Ada"
+         *           },
+         *           "status": "retrying",
+         *           "attempts": 1,
+         *           "call_sids": [
+         *             "call_a1B2c3D4e5F6g7H8i9J0"
+         *           ],
+         *           "last_outcome": "busy",
+         *           "next_attempt_at": "2026-03-02T09:30:00.000Z",
+         *           "created_at": "2026-03-02T08:00:00.000Z",
+         *           "updated_at": "2026-03-02T09:00:00.000Z"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "next_cursor": "WyIyMDI2LTExLTIyVDEwOjE1OjAwLjAwMFoiLCJhZ2VudF9hMWIyYzNkNGU1ZjYiXQ",
+         *         "has_more": true,
+         *         "page_size": 1,
+         *         "total_count": 1
+         *       }
+         *     }
+         */
+        CampaignContactList: {
+            success: boolean;
+            data: components["schemas"]["CampaignContact"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * CarrierCallParams
+         * @description The form parameters the carrier sends (Twilio-compatible); every one is covered by X-Twilio-Signature
+         * @example {
+         *       "CallSid": "CA0123456789abcdef0123456789abcdef",
+         *       "AccountSid": "AC0123456789abcdef0123456789abcdef",
+         *       "From": "+14155550111",
+         *       "To": "+14155550100",
+         *       "CallStatus": "ringing",
+         *       "Direction": "inbound"
+         *     }
+         */
+        CarrierCallParams: {
+            CallSid?: string;
+            AccountSid?: string;
+            From?: string;
+            To?: string;
+            CallStatus?: string;
+            Direction?: string;
+            CallDuration?: string;
+        } & {
+            [key: string]: string;
+        };
+        /**
+         * TwiML
+         * @description The carrier's call instructions (TwiML, XML)
+         * @example <?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="wss://runtime.example/stream"><Parameter name="call_sid" value="call_a1b2c3"/><Parameter name="agent_id" value="agent_0123456789ab"/></Stream></Connect></Response>
+         */
+        TwiML: string;
     };
     responses: never;
     parameters: never;
@@ -3496,6 +5255,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description user_ + 12 hex */
@@ -3576,6 +5337,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description user_ + 12 hex */
@@ -3719,6 +5482,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3791,6 +5556,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description inv_ + 12 hex */
@@ -4011,6 +5778,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4145,6 +5914,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description apikey_ + 12 hex */
@@ -4279,6 +6050,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4422,6 +6195,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description agent_ + 12 hex */
@@ -4502,6 +6277,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description agent_ + 12 hex */
@@ -4640,6 +6417,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4774,6 +6553,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description intg_ + 12 hex */
@@ -4854,6 +6635,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description intg_ + 12 hex */
@@ -4929,6 +6712,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description intg_ + 12 hex */
@@ -5072,6 +6857,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5233,6 +7020,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description phon_ + 12 hex */
@@ -5322,6 +7111,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description phon_ + 12 hex */
@@ -5465,6 +7256,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5634,6 +7427,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description doc_ + 16 hex */
@@ -5705,6 +7500,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description doc_ + 16 hex */
@@ -5776,6 +7573,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5918,6 +7717,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -6070,6 +7871,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description call_ + 20 letters and digits */
@@ -6154,6 +7957,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description call_ + 20 letters and digits */
@@ -6611,13 +8416,137 @@ export interface operations {
             };
         };
     };
+    getBillingSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingSettingsResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateBillingSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBillingSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingSettingsResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     purchaseCredits: {
         parameters: {
             query?: never;
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
-                /** @description The same key returns the same session; with another amount it is 409 */
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7058,6 +8987,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -7201,6 +9132,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description tool_ + 12 hex */
@@ -7272,6 +9205,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description tool_ + 12 hex */
@@ -7356,6 +9291,8 @@ export interface operations {
             header?: {
                 /** @description Organization the request acts in (required) */
                 "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
             };
             path: {
                 /** @description tool_ + 12 hex */
@@ -7407,6 +9344,2188 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDataSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataSettingsResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDataSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDataSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataSettingsResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditLogs: {
+        parameters: {
+            query?: {
+                page_size?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                actor_id?: string;
+                action?: string;
+                resource_type?: string;
+                resource_id?: string;
+                /** @description At or after */
+                from?: string;
+                /** @description Before */
+                to?: string;
+            };
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryList"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLimits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LimitsResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Repeatable: only events of these types */
+                type?: ("call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path: {
+                /** @description evt_ + 20 letters and digits */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path: {
+                /** @description whk_ + 12 hex */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description whk_ + 12 hex */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description whk_ + 12 hex */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description whk_ + 12 hex */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description whk_ + 12 hex */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                status?: "pending" | "retrying" | "succeeded" | "failed";
+                /** @description An event type of the catalogue */
+                event_type?: "call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test";
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path: {
+                /** @description whk_ + 12 hex */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryList"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description whk_ + 12 hex */
+                webhook_id: string;
+                /** @description dlv_ + 20 letters and digits */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCampaigns: {
+        parameters: {
+            query?: {
+                page_size?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignList"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Spring reminders",
+                 *       "agent_id": "agent_a1b2c3d4e5f6",
+                 *       "from_phone_number_id": "phon_a1b2c3d4e5f6",
+                 *       "schedule": {
+                 *         "timezone": "Europe/Berlin",
+                 *         "windows": [
+                 *           {
+                 *             "days": [
+                 *               "mon",
+                 *               "tue",
+                 *               "wed",
+                 *               "thu",
+                 *               "fri"
+                 *             ],
+                 *             "start": "09:00",
+                 *             "end": "17:00"
+                 *           }
+                 *         ],
+                 *         "start_at": null,
+                 *         "end_at": null
+                 *       },
+                 *       "max_concurrency": 5
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCampaignBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path: {
+                /** @description cmp_ + 12 hex */
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description cmp_ + 12 hex */
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description cmp_ + 12 hex */
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "max_concurrency": 10,
+                 *       "calls_per_minute": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateCampaignBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCampaignContacts: {
+        parameters: {
+            query?: {
+                status?: "pending" | "in_progress" | "retrying" | "completed" | "failed" | "skipped";
+                page_size?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path: {
+                /** @description cmp_ + 12 hex */
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignContactList"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addCampaignContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description cmp_ + 12 hex */
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contacts": [
+                 *         {
+                 *           "phone_number": "+14155550100",
+                 *           "variables": {
+                 *             "first_name": "Ada"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CampaignContactsBody"];
+                /**
+                 * @example {
+                 *       "file": "(the CSV file)"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["CampaignContactsUpload"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactsUploadResultResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCampaignResults: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path: {
+                /** @description cmp_ + 12 hex */
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 4180 CSV with a header row */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description cmp_ + 12 hex */
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description cmp_ + 12 hex */
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description cmp_ + 12 hex */
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description cmp_ + 12 hex */
+                campaign_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    answerCarrierCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description HMAC-SHA1 of the URL and the sorted parameters, keyed with the auth token */
+                "x-twilio-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The form parameters the carrier sends (Twilio-compatible); every one is covered by X-Twilio-Signature */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "CallSid": "CA0123456789abcdef0123456789abcdef",
+                 *       "AccountSid": "AC0123456789abcdef0123456789abcdef",
+                 *       "From": "+14155550111",
+                 *       "To": "+14155550100",
+                 *       "CallStatus": "ringing",
+                 *       "Direction": "inbound"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CarrierCallParams"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": components["schemas"]["TwiML"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveCarrierStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description HMAC-SHA1 of the URL and the sorted parameters, keyed with the auth token */
+                "x-twilio-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The form parameters the carrier sends (Twilio-compatible); every one is covered by X-Twilio-Signature */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "CallSid": "CA0123456789abcdef0123456789abcdef",
+                 *       "AccountSid": "AC0123456789abcdef0123456789abcdef",
+                 *       "From": "+14155550111",
+                 *       "To": "+14155550100",
+                 *       "CallStatus": "ringing",
+                 *       "Direction": "inbound"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["CarrierCallParams"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": components["schemas"]["TwiML"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

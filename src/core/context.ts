@@ -11,6 +11,9 @@ export interface RequestContext {
   actor: Actor;
   role: Role;
   requestId: string;
+  /** The client's address and user agent, as the audit log records them. */
+  ip?: string;
+  userAgent?: string;
 }
 
 /** A caller identified but not bound to an organization (e.g. `GET /api/auth/me`). */
@@ -19,4 +22,6 @@ export interface Principal {
   /** For API keys: the key's organization and role. */
   apiKey?: { orgId: string; role: Role };
   requestId: string;
+  ip?: string;
+  userAgent?: string;
 }

@@ -48,6 +48,8 @@ export const Errors = {
     new AppError(403, 'organization_forbidden', 'The credential does not give access to this organization'),
   permissionDenied: (permission: string, role: string) =>
     new AppError(403, 'permission_denied', `Role ${role} lacks the permission ${permission}`),
+  /** A carrier webhook without the carrier's valid signature (extensions.md §2). */
+  signatureInvalid: () => new AppError(403, 'signature_invalid', 'The request does not carry a valid X-Twilio-Signature'),
   linkInvalid: () => new AppError(403, 'link_invalid', 'The link signature is not valid'),
   linkExpired: () => new AppError(403, 'link_expired', 'The link has expired'),
   userTokenRequired: () =>
@@ -56,6 +58,7 @@ export const Errors = {
   roleTooHigh: (what: string) => new AppError(403, 'role_too_high', `The ${what} is above the caller's role`),
 
   notFound: (resource: string) => new AppError(404, 'not_found', `${resource} not found`),
+  recordingDeleted: () => new AppError(404, 'recording_deleted', "The recording was deleted by the organization's retention policy"),
   routeNotFound: (method: string, url: string) => new AppError(404, 'route_not_found', `Route ${method} ${url} not found`),
 
   conflict: (code: string, detail: string, options?: ErrorOptions) => new AppError(409, code, detail, undefined, undefined, options),
@@ -68,6 +71,9 @@ export const Errors = {
     new AppError(416, 'range_not_satisfiable', `The requested range is outside the ${size} bytes of the file`, undefined, { 'content-range': `bytes */${size}` }),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError(429, 'rate_limited', 'Too many requests', undefined, { 'retry-after': String(retryAfterSeconds) }),
+  /** The organization has as many calls active as its `max_concurrent_calls` (extensions.md §6). */
+  concurrencyLimit: (limit: number, retryAfterSeconds: number) =>
+    new AppError(429, 'concurrency_limit', `The organization already has its limit of ${limit} active calls`, undefined, { 'retry-after': String(retryAfterSeconds) }),
   /** A provider the request depends on (carrier, SIP server, payment provider) refused or did not answer. */
   upstream: (code: string, detail: string, options?: ErrorOptions) => new AppError(502, code, detail, undefined, undefined, options),
   unavailable: (detail: string, options?: ErrorOptions) => new AppError(503, 'unavailable', detail, undefined, undefined, options),

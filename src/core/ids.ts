@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Resource id prefixes of `spec/decisions.md`; each is followed by 12 lowercase hex characters. */
-export type IdPrefix = 'org' | 'user' | 'agent' | 'tool' | 'intg' | 'phon' | 'apikey' | 'inv' | 'txn' | 'cs' | 'mail' | 'adj';
+export type IdPrefix = 'org' | 'user' | 'agent' | 'tool' | 'intg' | 'phon' | 'apikey' | 'inv' | 'txn' | 'cs' | 'mail' | 'adj' | 'whk' | 'cmp';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
@@ -23,6 +23,14 @@ export function randomBase62(length: number): string {
     }
   }
   return out;
+}
+
+/** Events (`evt_`) and webhook deliveries (`dlv_`): 20 letters and digits (extensions.md §1). */
+export function newEventId(): string {
+  return `evt_${randomBase62(20)}`;
+}
+export function newDeliveryId(): string {
+  return `dlv_${randomBase62(20)}`;
 }
 
 /** Calls: `call_` followed by 20 letters and digits. */

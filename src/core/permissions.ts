@@ -44,6 +44,19 @@ function table(): Record<string, readonly Role[]> {
   permissions['members:delete'] = ADMINS;
   permissions['billing:purchase'] = ADMINS;
   permissions['calls:write'] = MANAGERS;
+  // extensions.md §6 names no role for reading limits: every member sees the limits its requests meet.
+  permissions['limits:read'] = ALL;
+  // extensions.md §3: campaigns are read by every role and run by admins and agent managers.
+  permissions['campaigns:read'] = ALL;
+  for (const action of ['create', 'update', 'delete']) permissions[`campaigns:${action}`] = MANAGERS;
+  permissions['data_settings:read'] = ADMINS;
+  permissions['data_settings:update'] = ADMINS;
+  permissions['audit_logs:read'] = ADMINS;
+  // extensions.md §1: events and webhook endpoints are read by managers and changed by admins.
+  permissions['events:read'] = MANAGERS;
+  permissions['webhooks:read'] = MANAGERS;
+  permissions['webhooks:write'] = ADMINS;
+  permissions['billing:settings'] = ADMINS;
   return permissions;
 }
 

@@ -27,7 +27,7 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
-function wallClock(at: Date, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+export function wallClock(at: Date, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
   const parts: Record<string, number> = {};
   let beforeCommonEra = false;
   for (const part of format(timeZone).formatToParts(at)) {

@@ -146,3 +146,16 @@ async function clientTransaction<T>(database: Database, work: (tx: Db, client: p
     client.release();
   }
 }
+
+/**
+ * The client of an open Drizzle transaction, for libraries that write in it (the job queue). A
+ * transaction of the node-postgres driver runs on one pool client, its session's; the pool itself
+ * (no transaction) is refused, so nothing meant to commit with a change can escape it.
+ */
+export function clientOf(tx: Executor): pg.PoolClient {
+  const client = (tx as unknown as { session?: { client?: unknown } }).session?.client;
+  if (!client || client instanceof pg.Pool || typeof (client as pg.PoolClient).release !== 'function') {
+    throw new Error('clientOf needs an open transaction, not the pool');
+  }
+  return client as pg.PoolClient;
+}

@@ -10,6 +10,8 @@ export interface QueueOptions {
   retentionSeconds?: number;
   /** The queue that receives jobs whose retries ran out (created before this one). */
   deadLetter?: string;
+  /** pg-boss's queue policy; `stately`: at most one job of a singleton key waiting and one running. */
+  policy?: 'standard' | 'stately';
 }
 
 /** A queue: its name, its options (from the operator's job settings) and the shape of its payload. */
@@ -17,6 +19,13 @@ export interface JobDefinition<P extends TSchema = TSchema> {
   name: string;
   payload: P;
   options(config: JobsConfig): QueueOptions;
+  /**
+   * A recurring job (housekeeping: cleanups, retention): a cron expression in UTC. pg-boss's
+   * scheduler sends one job per occurrence, once across every process sharing the database.
+   */
+  cron?: string;
+  /** Jobs a process works at once (default 1): deliveries wait on slow servers, so they run side by side. */
+  concurrency?: number;
 }
 
 /** What a handler learns of the job besides its payload. */

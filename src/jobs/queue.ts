@@ -48,7 +48,9 @@ export class JobQueue {
       max: 3,
       schema: 'pgboss',
       supervise: true,
-      schedule: false,
+      // Recurring jobs (JobDefinition.cron): every process may run the scheduler; pg-boss files
+      // each occurrence under one key, so it is sent once however many processes run.
+      schedule: true,
       superviseIntervalSeconds: deps.config.superviseSeconds,
       monitorIntervalSeconds: deps.config.superviseSeconds,
     });
@@ -64,6 +66,7 @@ export class JobQueue {
     this.#started ??= (async () => {
       await this.boss.start();
       for (const definition of this.#deps.definitions) await this.boss.createQueue(definition.name, definition.options(this.#deps.config));
+      for (const { name, cron } of this.#deps.definitions) if (cron) await this.boss.schedule(name, cron, {}, { tz: 'UTC' });
       // Warm pg-boss's queue cache now: a cold lookup inside a caller's transaction would need a
       // second connection, which the single-session embedded database cannot give while that
       // transaction is open.
@@ -75,17 +78,25 @@ export class JobQueue {
 
   /**
    * Queues a job. With `within`, it is written in that client's open transaction. `id` is a UUID the
-   * caller may already have stored beside its row.
+   * caller may already have stored beside its row. `singletonKey` with a `stately` queue keeps one
+   * job per key waiting: a send while one waits is dropped (the result is false) when `dedupe` says
+   * that is expected; `startAfter` delays the job (seconds).
    */
-  async send<P extends TSchema>(definition: JobDefinition<P>, payload: Static<P>, options: { id?: string; within?: pg.PoolClient } = {}): Promise<void> {
+  async send<P extends TSchema>(
+    definition: JobDefinition<P>, payload: Static<P>,
+    options: { id?: string; within?: pg.PoolClient; startAfterSeconds?: number; singletonKey?: string; dedupe?: boolean } = {},
+  ): Promise<boolean> {
     if (!this.#ready) throw new Error(`The job queue is not started: cannot send ${definition.name}`);
     if (!Value.Check(definition.payload, payload)) throw new Error(`Invalid ${definition.name} payload`);
     const client = options.within;
     const sent = await this.boss.send(definition.name, payload as object, {
       ...(options.id ? { id: options.id } : {}),
+      ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
+      ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
       ...(client ? { db: { executeSql: (text: string, values: unknown[]) => client.query(text, values) } } : {}),
     });
-    if (!sent) throw new Error(`The job queue did not accept the ${definition.name} job`);
+    if (!sent && !options.dedupe) throw new Error(`The job queue did not accept the ${definition.name} job`);
+    return Boolean(sent);
   }
 
   /** Registers the workers of these units; a payload that fails its schema is logged and dropped, not retried. */
@@ -94,7 +105,7 @@ export class JobQueue {
     // Batches of 4 and no pause between full batches: a backlog drains without waiting out the poll interval.
     const options = { pollingIntervalSeconds: this.#deps.config.pollSeconds, localConcurrency: 1, batchSize: 4, burstWhenBatchFull: true };
     for (const unit of units) {
-      await this.boss.work<object>(unit.name, options, async (jobs) => {
+      await this.boss.work<object>(unit.name, { ...options, localConcurrency: unit.concurrency ?? 1 }, async (jobs) => {
         for (const job of jobs) {
           if (!Value.Check(unit.payload, job.data)) {
             this.#deps.log.error({ job_id: job.id, queue: unit.name }, 'job payload does not match its schema: dropped');

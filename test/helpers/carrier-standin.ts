@@ -10,7 +10,7 @@ export interface CarrierStandIn {
   url: string;
   account: { sid: string; token: string };
   /** Numbers of the account by E.164, with the voice URL last set on each. */
-  numbers: Map<string, { sid: string; voiceUrl?: string; voiceMethod?: string }>;
+  numbers: Map<string, { sid: string; voiceUrl?: string; voiceMethod?: string; statusCallback?: string }>;
   addNumber(phoneNumber: string): string;
   requests: Array<{ method: string; url: string; authorization?: string }>;
   close(): Promise<void>;
@@ -48,6 +48,7 @@ export async function startCarrierStandIn(): Promise<CarrierStandIn> {
     const form = new URLSearchParams(body);
     entry[1].voiceUrl = form.get('VoiceUrl') ?? entry[1].voiceUrl;
     entry[1].voiceMethod = form.get('VoiceMethod') ?? entry[1].voiceMethod;
+    if (form.get('StatusCallback')) entry[1].statusCallback = form.get('StatusCallback')!;
     send(res, 200, { sid: entry[1].sid, phone_number: entry[0], voice_url: entry[1].voiceUrl, voice_method: entry[1].voiceMethod });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

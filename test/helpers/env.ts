@@ -30,6 +30,12 @@ export const TEST_JWT_SECRET = 'test-secret-for-the-embedded-issuer-0123456789';
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 42);
 
 let pending: Promise<TestEnv> | undefined;
+
+/**
+ * The clock of event and webhook services: real time plus an offset a test may move (the 5-day
+ * rule of failing endpoints) and must put back.
+ */
+export const testClock = { offsetMs: 0, now: (): Date => new Date(Date.now() + testClock.offsetMs) };
 // Idle connections close soon after the last test, so the runner reaches the global teardown.
 const IDLE_MS = 300;
 
@@ -47,6 +53,9 @@ export function testConfig(tmpDir: string, overrides: Record<string, string> = {
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY.toString('base64'),
     // The suite sends thousands of requests from one address; test/rate-limit.test.ts sets its own limits.
     RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
+    // Webhook receivers of the tests listen on 127.0.0.2 (allowed); 127.0.0.1 stays refused like any
+    // loopback address. Retries after 1 s and a 2 s timeout instead of the contract's minutes and 15 s.
+    ALLOWED_NETWORKS: '127.0.0.2/32', WEBHOOK_TIMEOUT_SECONDS: '2', WEBHOOK_RETRY_DELAYS_SECONDS: '1,1,1,1,1,1,1',
     ...overrides,
   });
 }
@@ -58,7 +67,7 @@ async function create(): Promise<TestEnv> {
     ? await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: config.dataDir, poolSize: 10, idleTimeoutMs: IDLE_MS })
     : await openMemoryDatabase(tmpDir, 10, IDLE_MS);
   await runMigrations(database);
-  const services = await buildServices(config, database, { background: true });
+  const services = await buildServices(config, database, { background: true, now: testClock.now });
   const app = await buildApp(services);
   await startWorkers(services);
   return { app, database, config, jwtSecret: TEST_JWT_SECRET, tmpDir, queue: services.queue, services };
@@ -70,7 +79,7 @@ async function create(): Promise<TestEnv> {
  */
 export async function buildTestApp(config: Config, adapters: Partial<Adapters> = {}): Promise<FastifyInstance> {
   const env = await testEnv();
-  const services = await buildServices(config, env.database, { queue: env.queue, adapters, log: env.services.log });
+  const services = await buildServices(config, env.database, { queue: env.queue, adapters, log: env.services.log, now: testClock.now });
   return buildApp(services, { closeServices: true });
 }
 

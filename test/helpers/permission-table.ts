@@ -38,6 +38,8 @@ export const PERMISSION_TABLE: Readonly<Record<string, readonly Role[]>> = {
   'api_keys:create': ['admin', 'agent_manager'],
   'api_keys:delete': ['admin', 'agent_manager'],
   'calls:write': ['admin', 'agent_manager'],
+  'events:read': ['admin', 'agent_manager'],
+  'webhooks:read': ['admin', 'agent_manager'],
 
   'integrations:validate': ['admin', 'agent_manager', 'user'],
 
@@ -46,4 +48,19 @@ export const PERMISSION_TABLE: Readonly<Record<string, readonly Role[]>> = {
   'members:update': ['admin'],
   'members:delete': ['admin'],
   'billing:purchase': ['admin'],
+  // extensions.md §6 names no role for GET /api/limits: every member reads the limits its requests meet.
+  'limits:read': ['admin', 'agent_manager', 'user'],
+  // extensions.md §3: campaigns:read is every role's; the other campaign actions (create, update with
+  // contacts and start/pause/resume/cancel, delete) are admin and agent_manager.
+  'campaigns:read': ['admin', 'agent_manager', 'user'],
+  'campaigns:create': ['admin', 'agent_manager'],
+  'campaigns:update': ['admin', 'agent_manager'],
+  'campaigns:delete': ['admin', 'agent_manager'],
+  // extensions.md §7: the data settings are the admin's.
+  'data_settings:read': ['admin'],
+  'data_settings:update': ['admin'],
+  // extensions.md §6: the audit log is the admin's.
+  'audit_logs:read': ['admin'],
+  'webhooks:write': ['admin'],
+  'billing:settings': ['admin'],
 };

@@ -53,9 +53,9 @@ export class CarrierClient {
     return match ? { sid: match.sid as string, phoneNumber } : undefined;
   }
 
-  /** Points the number's inbound calls at `voiceUrl` (HTTP POST). */
-  async setVoiceUrl(credentials: CarrierCredentials, numberSid: string, voiceUrl: string): Promise<void> {
-    const form = new URLSearchParams({ VoiceUrl: voiceUrl, VoiceMethod: 'POST' });
+  /** Points the number's inbound calls at `voiceUrl` and their progress at `statusUrl` (HTTP POST). */
+  async setVoiceUrl(credentials: CarrierCredentials, numberSid: string, voiceUrl: string, statusUrl?: string): Promise<void> {
+    const form = new URLSearchParams({ VoiceUrl: voiceUrl, VoiceMethod: 'POST', ...(statusUrl ? { StatusCallback: statusUrl, StatusCallbackMethod: 'POST' } : {}) });
     await this.#call(credentials, 'POST', `/IncomingPhoneNumbers/${encodeURIComponent(numberSid)}.json`, form);
   }
 

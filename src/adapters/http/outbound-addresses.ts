@@ -84,6 +84,12 @@ function isAllowed(address: IpAddress, allowed: AllowedNetworks): boolean {
     : network instanceof ipaddr.IPv6 && address.match(network, prefix));
 }
 
+/** Whether this address (text) is in the operator's allowed networks (plain-http webhooks need that, not just a public address). */
+export function isInNetworks(text: string, allowed: AllowedNetworks): boolean {
+  const address = parseIpAddress(text);
+  return address !== null && isAllowed(address, allowed);
+}
+
 /** Whether a connection to this address (text, as DNS or a URL gives it) is permitted. */
 export function isPermittedAddress(text: string, allowed: AllowedNetworks): boolean {
   const address = parseIpAddress(text);

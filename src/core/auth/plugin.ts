@@ -64,11 +64,11 @@ async function authenticate(request: FastifyRequest, authenticator: Authenticato
     { apiKey: header(request, 'x-api-key'), authorization: header(request, 'authorization') },
     request.id,
   );
-  request.principal = principal;
+  request.principal = { ...principal, ip: request.ip, userAgent: header(request, 'user-agent') };
   if (auth === 'principal') return;
   const ctx = await authenticator.context(principal, header(request, 'x-organization-id'));
   if (config.permission && !hasPermission(ctx.role, config.permission)) {
     throw Errors.permissionDenied(config.permission, ctx.role);
   }
-  request.ctx = ctx;
+  request.ctx = { ...ctx, ip: request.ip, userAgent: header(request, 'user-agent') };
 }

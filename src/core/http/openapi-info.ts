@@ -24,6 +24,13 @@ export const OPENAPI_INFO = {
     { name: 'Calls', description: 'Calls reported by the voice runtime, their transcripts and recordings' },
     { name: 'Analytics', description: 'Call counts, durations and costs over time' },
     { name: 'Billing', description: 'Prepaid credits, purchases and the ledger' },
+    { name: 'Audit log', description: 'Who changed what, when, from where' },
+    { name: 'Telephony', description: "The carrier's webhooks: calls answered and their progress" },
+    { name: 'Limits', description: "The organization's concurrency limit and rate limit" },
+    { name: 'Data settings', description: 'Retention of transcripts and recordings, and redaction of personal data' },
+    { name: 'Events', description: 'Changes the organization may react to, kept 30 days' },
+    { name: 'Webhooks', description: 'Endpoints that receive events, signed (Standard Webhooks), with their delivery log' },
+    { name: 'Campaigns', description: 'Lists of contacts called within calling hours, at a bounded pace, with retries and live progress' },
   ],
   components: {
     securitySchemes: {

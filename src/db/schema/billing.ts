@@ -9,6 +9,8 @@ export const creditAccounts = pgTable(
   {
     clientId: clientId().primaryKey(),
     balance: credits('balance').notNull().default(0),
+    /** `credits.low` is emitted when the balance falls below this (extensions.md §1). */
+    lowBalanceThreshold: credits('low_balance_threshold').notNull().default(100),
     updatedAt: updatedAt(),
   },
   (t) => [check('credit_accounts_balance_nonnegative', sql`${t.balance} >= 0`)],

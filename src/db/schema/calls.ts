@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, boolean, doublePrecision, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { clientId, createdAt, updatedAt } from './columns.ts';
 
@@ -44,6 +45,18 @@ export const calls = pgTable(
     recordingKey: text('recording_key'),
     recordingContentType: text('recording_content_type'),
     recordingBytes: bigint('recording_bytes', { mode: 'number' }),
+    /** When the retention policy deleted the transcript (the row stays). */
+    transcriptDeletedAt: timestamp('transcript_deleted_at', { withTimezone: true, precision: 3 }),
+    /** When the retention policy deleted the recording; its routes then answer 404 `recording_deleted`. */
+    recordingDeletedAt: timestamp('recording_deleted_at', { withTimezone: true, precision: 3 }),
+    /** The carrier's or SIP provider's id of the call, for its webhooks (unique where set). */
+    providerCallSid: text('provider_call_sid'),
+    /** The caller's own JSON object (≤ 16 KB), e.g. a CRM id; returned as given. */
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    /** String values the runtime substitutes into the agent's prompt (≤ 50 keys). */
+    variables: jsonb('variables').$type<Record<string, string>>().notNull().default({}),
+    /** The campaign that placed the call (extensions.md §3), for the calls list's and analytics' campaign filter. */
+    campaignId: text('campaign_id'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -51,6 +64,10 @@ export const calls = pgTable(
     primaryKey({ columns: [t.clientId, t.callSid] }),
     index('calls_client_created_idx').on(t.clientId, t.createdAt, t.callSid),
     index('calls_client_agent_created_idx').on(t.clientId, t.agentId, t.createdAt, t.callSid),
+    // The active calls an organization's concurrency limit counts: a handful of rows, never its history.
+    uniqueIndex('calls_provider_call_sid_key').on(t.providerCallSid).where(sql`provider_call_sid IS NOT NULL`),
+    index('calls_active_idx').on(t.clientId).where(sql`status IN ('queued', 'ringing', 'in_progress')`),
+    index('calls_client_campaign_created_idx').on(t.clientId, t.campaignId, t.createdAt),
   ],
 );
 

@@ -1,4 +1,4 @@
-import { bigint, index, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
@@ -8,6 +8,8 @@ const timestamps = {
 export const organizations = pgTable('organizations', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
+  /** Calls not yet final the organization may have at once (extensions.md §6); set by the operator (`org:limits`). */
+  maxConcurrentCalls: integer('max_concurrent_calls').notNull().default(10),
   ...timestamps,
 });
 

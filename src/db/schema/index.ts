@@ -4,3 +4,8 @@ export * from './knowledge-base.ts';
 export * from './calls.ts';
 export * from './invitations.ts';
 export * from './billing.ts';
+export * from './data-settings.ts';
+export * from './audit.ts';
+export * from './events.ts';
+export * from './idempotency.ts';
+export * from './campaigns.ts';

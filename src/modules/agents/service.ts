@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
+import type { EventOutbox } from '../events/service.ts';
 import { pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -50,12 +51,16 @@ function columns(input: Partial<CreateInput>): Partial<NewAgentRow> {
 
 export interface AgentDeps {
   db: Db;
+  /** agent.created / updated / deleted, in the change's transaction. */
+  outbox: EventOutbox;
 }
 
 export class AgentService {
   readonly #db: Db;
+  readonly #outbox: EventOutbox;
   constructor(deps: AgentDeps) {
     this.#db = deps.db;
+    this.#outbox = deps.outbox;
   }
 
   /**
@@ -78,7 +83,9 @@ export class AgentService {
       const row = await repo.insert(ctx.orgId, { ...(columns(input) as NewAgentRow), id: newId('agent') });
       if (toolIds?.length) await repo.replaceLinks('tools', ctx.orgId, row.id, toolIds);
       if (documentIds?.length) await repo.replaceLinks('documents', ctx.orgId, row.id, documentIds);
-      return this.#full(tx, row);
+      const agent = await this.#full(tx, row);
+      await this.#outbox.emit(tx, ctx.orgId, 'agent.created', agent);
+      return agent;
     });
   }
 
@@ -101,7 +108,9 @@ export class AgentService {
       const row = (await repo.update(ctx.orgId, agentId, columns(input)))!;
       if (toolIds) await repo.replaceLinks('tools', ctx.orgId, agentId, toolIds);
       if (documentIds) await repo.replaceLinks('documents', ctx.orgId, agentId, documentIds);
-      return this.#full(tx, row);
+      const agent = await this.#full(tx, row);
+      await this.#outbox.emit(tx, ctx.orgId, 'agent.updated', agent);
+      return agent;
     });
   }
 
@@ -116,6 +125,7 @@ export class AgentService {
         throw Errors.conflict('agent_has_phone_numbers', `The agent has ${numbers.length} assigned phone number(s); unassign them first`);
       }
       await repo.delete(ctx.orgId, agentId);
+      await this.#outbox.emit(tx, ctx.orgId, 'agent.deleted', { agent_id: agentId });
     });
   }
 

@@ -53,15 +53,14 @@ export class ApiKeyRepository {
    * Revokes a user's active keys in the organization whose role is not among `keep` (all of them
    * when `keep` is empty): a member removed or demoted keeps no key above what they now hold.
    */
-  async revokeUserKeys(orgId: string, userId: string, keep: readonly string[] = []): Promise<number> {
-    const rows = await this.#db
+  async revokeUserKeys(orgId: string, userId: string, keep: readonly string[] = []): Promise<ApiKeyRow[]> {
+    return this.#db
       .update(apiKeys)
       .set({ status: 'revoked', revokedAt: sql`now()` })
       .where(and(
         eq(apiKeys.clientId, orgId), eq(apiKeys.userId, userId), eq(apiKeys.status, 'active'),
         keep.length ? notInArray(apiKeys.role, [...keep]) : undefined,
       ))
-      .returning({ id: apiKeys.id });
-    return rows.length;
+      .returning();
   }
 }

@@ -8,6 +8,7 @@ import { iso } from '../../core/schemas.ts';
 import { generateApiKey } from '../../core/auth/api-key-secret.ts';
 import { ApiKeyRepository, type ApiKeyRow } from './repository.ts';
 import type { Revocations } from './revocations.ts';
+import type { EventOutbox } from '../events/service.ts';
 
 export interface ApiKeyView {
   key_id: string;
@@ -59,9 +60,11 @@ export async function issueApiKey(
 export class ApiKeyService {
   readonly #db: Db;
   readonly #revocations: Pick<Revocations, 'announce' | 'settle'>;
-  constructor(deps: { db: Db; revocations: Pick<Revocations, 'announce' | 'settle'> }) {
+  readonly #outbox: EventOutbox;
+  constructor(deps: { db: Db; revocations: Pick<Revocations, 'announce' | 'settle'>; outbox: EventOutbox }) {
     this.#db = deps.db;
     this.#revocations = deps.revocations;
+    this.#outbox = deps.outbox;
   }
 
   /**
@@ -72,7 +75,8 @@ export class ApiKeyService {
    */
   async revokeUserKeys(within: Executor, orgId: string, userId: string, keep: readonly Role[] = []): Promise<number | undefined> {
     const revoked = await new ApiKeyRepository(within).revokeUserKeys(orgId, userId, keep);
-    return revoked > 0 ? this.#revocations.announce(within) : undefined;
+    for (const row of revoked) await this.#outbox.emit(within, orgId, 'api_key.revoked', toApiKeyView(row));
+    return revoked.length > 0 ? this.#revocations.announce(within) : undefined;
   }
 
   /** After the revoking transaction commits: returns once no process can accept the revoked keys from its cache. */
@@ -89,11 +93,10 @@ export class ApiKeyService {
         throw Errors.validation('expires_at must be in the future', [{ path: 'body.expires_at', message: 'must be in the future' }]);
       }
     }
-    const { view, key } = await issueApiKey(this.#db, ctx.orgId, {
-      userId: ctx.actor.userId,
-      name: input.name,
-      role: input.role,
-      expiresAt,
+    const { view, key } = await this.#db.transaction(async (tx) => {
+      const issued = await issueApiKey(tx, ctx.orgId, { userId: ctx.actor.userId, name: input.name, role: input.role, expiresAt });
+      await this.#outbox.emit(tx, ctx.orgId, 'api_key.created', issued.view);
+      return issued;
     });
     return { ...view, key };
   }
@@ -116,6 +119,8 @@ export class ApiKeyService {
       if (!row) throw Errors.notFound('API key');
       if (!roleAtMost(row.role as Role, ctx.role)) throw Errors.roleTooHigh("key's role");
       const revoked = toApiKeyView((await repo.revoke(ctx.orgId, keyId))!);
+      // Revoking twice is harmless and announces nothing new.
+      if (row.status !== 'revoked') await this.#outbox.emit(tx, ctx.orgId, 'api_key.revoked', revoked);
       return { view: revoked, revocation: await this.#revocations.announce(tx) };
     });
     await this.settleRevocation(revocation);

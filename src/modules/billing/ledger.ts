@@ -5,6 +5,7 @@ import { newId } from '../../core/ids.ts';
 import { roundCredits } from '../../core/credits.ts';
 
 export type LedgerKind = 'purchase' | 'call_usage' | 'adjustment';
+export const LOW_BALANCE_THRESHOLD_DEFAULT = 100;
 
 
 /**
@@ -31,19 +32,32 @@ export class CreditLedger {
    * Takes `amount` credits for a call if the balance covers it, in one guarded UPDATE (concurrent
    * debits serialize on the account row). False when it does not: nothing is written.
    */
-  async debitForCall(orgId: string, callSid: string, amount: number): Promise<boolean> {
+  async debitForCall(orgId: string, callSid: string, amount: number): Promise<{ balanceAfter: number; threshold: number } | undefined> {
     await this.#ensureAccount(orgId);
     const [account] = await this.#db
       .update(creditAccounts)
       .set({ balance: sql`${creditAccounts.balance} - ${amount}`, updatedAt: new Date() })
       .where(and(eq(creditAccounts.clientId, orgId), sql`${creditAccounts.balance} >= ${amount}`))
-      .returning({ balance: creditAccounts.balance });
-    if (!account) return false;
+      .returning({ balance: creditAccounts.balance, threshold: creditAccounts.lowBalanceThreshold });
+    if (!account) return undefined;
     await this.#db.insert(creditTransactions).values({
       id: newId('txn'), clientId: orgId, kind: 'call_usage', amount: -amount, balanceAfter: account.balance,
       sourceId: callSid, description: `Call ${callSid}`,
     });
-    return true;
+    return { balanceAfter: account.balance, threshold: account.threshold };
+  }
+
+  /** The balance below which `credits.low` is emitted (the default until an admin sets one). */
+  async lowBalanceThreshold(orgId: string): Promise<number> {
+    const [row] = await this.#db.select({ threshold: creditAccounts.lowBalanceThreshold }).from(creditAccounts).where(eq(creditAccounts.clientId, orgId));
+    return row?.threshold ?? LOW_BALANCE_THRESHOLD_DEFAULT;
+  }
+
+  async setLowBalanceThreshold(orgId: string, threshold: number): Promise<number> {
+    await this.#ensureAccount(orgId);
+    const [row] = await this.#db.update(creditAccounts).set({ lowBalanceThreshold: threshold, updatedAt: new Date() })
+      .where(eq(creditAccounts.clientId, orgId)).returning({ threshold: creditAccounts.lowBalanceThreshold });
+    return row!.threshold;
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ORG_ROUTE_ERRORS, envelope, errorResponses, listEnvelope, OrganizationHeader, pageBody } from '../../core/schemas.ts';
-import { CheckoutSession, Credits, ListTransactionsQuery, PurchaseBody, PurchaseHeaders, Transaction, WebhookReceipt } from './schemas.ts';
+import { BillingSettings, CheckoutSession, Credits, UpdateBillingSettingsBody, ListTransactionsQuery, PurchaseBody, PurchaseHeaders, Transaction, WebhookReceipt } from './schemas.ts';
 import type { BillingService } from './service.ts';
 import { checkoutRoutes } from './checkout-routes.ts';
 
@@ -26,8 +26,25 @@ export function billingRoutes(service: BillingService, urls: { successUrl: strin
       },
     }, async (req) => pageBody(await service.transactions(req.ctx, req.query)));
 
+    app.get('/api/billing/settings', {
+      config: { permission: 'billing:settings' },
+      schema: { operationId: 'getBillingSettings',
+        tags, headers: OrganizationHeader, summary: 'Billing settings (admin): the low-balance threshold of credits.low',
+        response: { 200: envelope(BillingSettings), ...errorResponses(...ORG_ROUTE_ERRORS) },
+      },
+    }, async (req) => ({ success: true, data: await service.settings(req.ctx) }));
+
+    app.patch('/api/billing/settings', {
+      config: { permission: 'billing:settings' },
+      schema: { operationId: 'updateBillingSettings',
+        tags, headers: OrganizationHeader, body: UpdateBillingSettingsBody, summary: 'Change the billing settings (admin)',
+        response: { 200: envelope(BillingSettings), ...errorResponses(...ORG_ROUTE_ERRORS) },
+      },
+    }, async (req) => ({ success: true, message: 'Billing settings updated', data: await service.updateSettings(req.ctx, req.body) }));
+
     app.post('/api/billing/credits/purchase', {
-      config: { permission: 'billing:purchase' },
+      // Concurrent purchases with one key wait for the first and get its session (not 409 in_use).
+      config: { permission: 'billing:purchase', idempotency: 'wait' },
       schema: { operationId: 'purchaseCredits',
         tags, headers: PurchaseHeaders, body: PurchaseBody,
         summary: 'Open a hosted checkout for credits (admin): the bare {checkout_url, session_id, credits_to_receive}; credits arrive when the provider reports the payment',

@@ -42,3 +42,11 @@ export const ListTransactionsQuery = Type.Object(pageQuery(50), { additionalProp
 export const CheckoutPageParams = Type.Object({ session_id: PathId('cs_ + 12 hex') });
 
 export const WebhookReceipt = Type.Object({ received: Type.Boolean(), applied: Type.Boolean(), detail: Type.String() }, { title: 'WebhookReceipt' });
+
+export const BillingSettings = Type.Object({
+  low_balance_threshold: Type.Number({ minimum: 0, description: 'credits.low is emitted when the balance falls below this many credits (default 100)' }),
+}, { title: 'BillingSettings' });
+
+export const UpdateBillingSettingsBody = Type.Object({
+  low_balance_threshold: Type.Number({ minimum: 0, maximum: 1_000_000_000_000 }),
+}, { title: 'UpdateBillingSettingsBody', additionalProperties: false });

@@ -12,6 +12,7 @@ import { roundCredits } from '../../core/credits.ts';
 import type { Executor } from '../../db/database.ts';
 import { CreditLedger } from './ledger.ts';
 import type { OrganizationService } from '../organizations/service.ts';
+import type { EventOutbox } from '../events/service.ts';
 import { BillingRepository, type CheckoutSessionRow, type TransactionRow } from './repository.ts';
 import { CHECKOUT_LIFETIME_MS, type CheckoutSession, type Transaction, type WebhookReceipt } from './schemas.ts';
 
@@ -36,6 +37,8 @@ export interface BillingDeps {
   creditsPerDollar: number;
   organizations: OrganizationService;
   log: { warn(obj: object, message: string): void };
+  /** credits.purchased and credits.low, in the ledger's transaction. */
+  outbox: EventOutbox;
 }
 
 export class BillingService {
@@ -52,8 +55,30 @@ export class BillingService {
    * Takes a call's cost if the balance covers it, in the caller's transaction (the call's final
    * update). False when it does not: nothing is taken.
    */
-  debitForCall(within: Executor, orgId: string, callSid: string, amount: number): Promise<boolean> {
-    return new CreditLedger(within).debitForCall(orgId, callSid, amount);
+  /** The organization's balance as the caller's transaction sees it (a campaign waits while it is not positive). */
+  balanceOf(within: Executor, orgId: string): Promise<number> {
+    return new CreditLedger(within).balance(orgId);
+  }
+
+  async debitForCall(within: Executor, orgId: string, callSid: string, amount: number): Promise<boolean> {
+    const debit = await new CreditLedger(within).debitForCall(orgId, callSid, amount);
+    if (!debit) return false;
+    await this.#emitIfLow(within, orgId, roundCredits(debit.balanceAfter + amount), debit.balanceAfter, debit.threshold);
+    return true;
+  }
+
+  /** credits.low once per downward crossing: the balance was at or above the threshold and is now below it. */
+  async #emitIfLow(within: Executor, orgId: string, before: number, after: number, threshold: number): Promise<void> {
+    if (before >= threshold && after < threshold) await this.#deps.outbox.emit(within, orgId, 'credits.low', { balance: after, threshold });
+  }
+
+  async settings(ctx: RequestContext): Promise<{ low_balance_threshold: number }> {
+    return { low_balance_threshold: await new CreditLedger(this.#deps.db).lowBalanceThreshold(ctx.orgId) };
+  }
+
+  async updateSettings(ctx: RequestContext, input: { low_balance_threshold: number }): Promise<{ low_balance_threshold: number }> {
+    const threshold = await this.#deps.db.transaction((tx) => new CreditLedger(tx).setLowBalanceThreshold(ctx.orgId, roundCredits(input.low_balance_threshold)));
+    return { low_balance_threshold: threshold };
   }
 
   /** An operator's adjustment (`switchboard credits:adjust`): never below zero. */
@@ -63,6 +88,7 @@ export class BillingService {
       const ledger = new CreditLedger(tx);
       if ((await ledger.balance(orgId)) + amount < 0) throw Errors.conflict('insufficient_credits', 'The balance would go below zero');
       const row = await ledger.credit(orgId, 'adjustment', newId('adj'), roundCredits(amount), reason);
+      await this.#emitIfLow(tx, orgId, roundCredits(row!.balanceAfter - row!.amount), row!.balanceAfter, await ledger.lowBalanceThreshold(orgId));
       return toTransaction(row!);
     });
   }
@@ -164,6 +190,7 @@ export class BillingService {
         session.clientId, 'purchase', session.id, session.credits, `Purchase of ${session.credits} credits ($${session.amountDollars})`,
       );
       if (session.status !== 'completed') await repo.setSessionStatus(session.id, 'completed', new Date());
+      if (credited) await this.#deps.outbox.emit(tx, session.clientId, 'credits.purchased', { ...toTransaction(credited), balance: credited.balanceAfter });
       return { received: true, applied: credited !== undefined, detail: credited ? `${session.credits} credits added` : 'Session already credited' };
     });
   }

@@ -10,6 +10,8 @@ import { CallRepository, type CallRow } from './repository.ts';
 import { AUDIO_CONTENT_TYPES, audioProblem, declaredFormat, type AudioFormat } from './audio.ts';
 import { RecordingLinks, type SignedRecording } from './recording-links.ts';
 import { toCall } from './service.ts';
+import type { AuditService } from '../audit/service.ts';
+import type { EventOutbox } from '../events/service.ts';
 
 /** The specification's lifetimes: a stream URL lasts an hour, the download's internal link five minutes. */
 export const STREAM_LINK_SECONDS = 3600;
@@ -33,6 +35,10 @@ export interface RecordingDeps {
   publicBaseUrl: string;
   tmpDir: string;
   maxBytes: number;
+  /** Every link issued and every download is recorded (`recording.access`). */
+  audit: Pick<AuditService, 'record'>;
+  /** recording.ready, in the transaction that switches the call to its new recording. */
+  outbox: EventOutbox;
 }
 
 function formatOf(contentType: string): AudioFormat {
@@ -89,7 +95,8 @@ export class RecordingService {
           const calls = new CallRepository(tx);
           const current = await calls.findBySid(ctx.orgId, callSid, { forUpdate: true });
           if (!current) throw Errors.notFound('Call'); // deleted while the body arrived
-          const updated = await calls.update(ctx.orgId, callSid, { recordingKey: key, recordingContentType: contentType, recordingBytes: stored.size });
+          const updated = await calls.update(ctx.orgId, callSid, { recordingKey: key, recordingContentType: contentType, recordingBytes: stored.size, recordingDeletedAt: null });
+          await this.#deps.outbox.emit(tx, ctx.orgId, 'recording.ready', { call_sid: callSid, content_type: contentType, bytes: stored.size }, { agentId: updated.agentId });
           return { updated, replaced: current.recordingKey };
         });
       } catch (err) {
@@ -103,9 +110,14 @@ export class RecordingService {
     }
   }
 
+  #recordAccess(ctx: RequestContext, callSid: string, how: 'stream' | 'download'): Promise<void> {
+    return this.#deps.audit.record(this.#deps.db, ctx, { action: 'recording.access', resourceType: 'recording', resourceId: callSid, changedFields: [how] });
+  }
+
   async #withRecording(orgId: string, callSid: string): Promise<CallRow & { recordingKey: string; recordingContentType: string }> {
     const call = await this.#calls.findBySid(orgId, callSid);
     if (!call) throw Errors.notFound('Call');
+    if (call.recordingDeletedAt) throw Errors.recordingDeleted();
     if (!call.recordingKey || !call.recordingContentType) throw Errors.notFound('Recording');
     return call as CallRow & { recordingKey: string; recordingContentType: string };
   }
@@ -113,6 +125,7 @@ export class RecordingService {
   /** A URL valid an hour that plays and seeks: presigned on S3, signed for the app's own file route locally. */
   async streamLink(ctx: RequestContext, callSid: string) {
     const call = await this.#withRecording(ctx.orgId, callSid);
+    await this.#recordAccess(ctx, callSid, 'stream');
     const filename = filenameOf(call);
     const store = this.#deps.store;
     const url = store.signedReadUrl
@@ -143,6 +156,7 @@ export class RecordingService {
    */
   async download(ctx: RequestContext, callSid: string): Promise<RecordingBody> {
     const call = await this.#withRecording(ctx.orgId, callSid);
+    await this.#recordAccess(ctx, callSid, 'download');
     const filename = filenameOf(call);
     const store = this.#deps.store;
     if (!store.signedReadUrl) {

@@ -27,6 +27,24 @@ export const TranscriptTurn = Type.Object(
   { title: 'TranscriptTurn', additionalProperties: false },
 );
 
+/** Largest `metadata`, counted as the UTF-8 bytes of its JSON text (extensions.md §2). */
+export const METADATA_MAX_BYTES = 16_384;
+export const VARIABLES_MAX_KEYS = 50;
+
+export const CallMetadata = Type.Unsafe<Record<string, unknown>>(Type.Object({}, {
+  title: 'CallMetadata', additionalProperties: true,
+  description: `Any JSON object of the caller's (at most ${METADATA_MAX_BYTES} bytes as JSON), stored and returned as given`,
+  examples: [{ crm_id: 'lead-4711', campaign: { name: 'spring' } }],
+}));
+
+export const CallVariables = Type.Unsafe<Record<string, string>>(Type.Object({}, {
+  title: 'CallVariables', maxProperties: VARIABLES_MAX_KEYS,
+  propertyNames: { minLength: 1, maxLength: 64 },
+  additionalProperties: Type.String({ maxLength: 4000 }),
+  description: `String values for the agent's prompt (at most ${VARIABLES_MAX_KEYS} keys; names 1-64 characters, values up to 4000)`,
+  examples: [{ customer_name: 'Ada', appointment: 'Tuesday 10:00' }],
+}));
+
 export const CreateCallBody = Type.Object(
   {
     agent_id: Type.String({ minLength: 1, maxLength: 64 }),
@@ -36,6 +54,8 @@ export const CreateCallBody = Type.Object(
     call_sid: Type.Optional(CallSid),
     status: Type.Optional(Type.Enum(['queued', 'ringing', 'in_progress'], { default: 'queued', description: 'Initial status (default queued)' })),
     start_time: Type.Optional(Type.String({ format: 'date-time', description: 'When the call connected (default: when it moves to in_progress)' })),
+    metadata: Type.Optional(CallMetadata),
+    variables: Type.Optional(CallVariables),
   },
   { title: 'CreateCallBody', additionalProperties: false },
 );
@@ -83,6 +103,10 @@ export const Call = Type.Object({
   has_recording: Type.Boolean(),
   recording_content_type: Nullable(Type.String()),
   recording_bytes: Nullable(Type.Integer()),
+  transcript_deleted_at: { ...NullableTimestamp, description: "When the organization's retention policy deleted the transcript" },
+  recording_deleted_at: { ...NullableTimestamp, description: "When the organization's retention policy deleted the recording" },
+  metadata: CallMetadata,
+  variables: CallVariables,
 }, { title: 'Call' });
 
 const DateOrTime = Type.String({

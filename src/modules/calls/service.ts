@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { Database, Db } from '../../db/database.ts';
+import type { Database, Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
@@ -11,9 +11,14 @@ import { roundCredits } from '../../core/credits.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { AnalyticsService } from '../analytics/service.ts';
 import type { BillingService } from '../billing/service.ts';
+import type { DataSettingsService } from '../data-settings/service.ts';
+import { CONCURRENCY_RETRY_AFTER_SECONDS, type LimitsService } from '../limits/service.ts';
+import type { EventOutbox } from '../events/service.ts';
 import { CallRepository, type CallFilters, type CallRow, type NewCallRow } from './repository.ts';
 import { listCallSummaries } from './call-list.ts';
-import { FINAL_STATUSES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
+import { FINAL_STATUSES, METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
+
+export type { CallStatus };
 
 type CallSummaryView = Static<typeof CallSummary>;
 type CallView = Static<typeof Call>;
@@ -24,7 +29,7 @@ export function isFinal(status: string): boolean {
 }
 
 /** Position on the way queued → ringing → in_progress → final; a call only moves forward. */
-function stage(status: string): number {
+export function statusStage(status: string): number {
   if (isFinal(status)) return 3;
   return ({ queued: 0, ringing: 1, in_progress: 2 } as Record<string, number>)[status] ?? 0;
 }
@@ -47,6 +52,10 @@ export function toCall(row: CallRow): CallView {
     has_recording: row.recordingKey !== null,
     recording_content_type: row.recordingContentType,
     recording_bytes: row.recordingBytes,
+    transcript_deleted_at: iso(row.transcriptDeletedAt),
+    recording_deleted_at: iso(row.recordingDeletedAt),
+    metadata: row.metadata,
+    variables: row.variables,
   };
 }
 
@@ -66,8 +75,35 @@ function time(value: string | undefined, field: string): Date | undefined {
   return value === undefined ? undefined : parseInstant(value, `body.${field}`);
 }
 
+/** `metadata` is bounded by its size as JSON, which no schema keyword can express. */
+export function checkMetadata(metadata: Record<string, unknown> | undefined): void {
+  if (metadata === undefined) return;
+  const bytes = Buffer.byteLength(JSON.stringify(metadata));
+  if (bytes > METADATA_MAX_BYTES) {
+    throw Errors.validation('metadata is too large', [{ path: 'body.metadata', message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON (is ${bytes})` }]);
+  }
+}
+
 function totalOf(breakdown: CostBreakdown): number {
   return roundCredits(breakdown.stt + breakdown.llm + breakdown.tts + breakdown.telephony + breakdown.platform);
+}
+
+/**
+ * Told, inside the transaction that ends a call, that the call reached a final status (once per
+ * call, whichever path ended it): campaigns move the call's contact in that same transaction.
+ * Bound in the composition root, so this module imports none of its listeners.
+ */
+export interface CallEndListener {
+  callEnded(within: Executor, orgId: string, call: { callSid: string; campaignId: string | null; status: string }): Promise<void>;
+}
+
+/** A call a campaign's dialer creates (outbound, queued), in the dialer's transaction. */
+export interface CampaignCall {
+  callSid: string;
+  agentId: string;
+  toNumber: string;
+  fromNumber: string;
+  campaignId: string;
 }
 
 /** The voice runtime reports calls here; users read them. */
@@ -78,12 +114,19 @@ export interface CallDeps {
   billing: BillingService;
   /** Counts the call that ends into the analytics rollups, in the call's transaction. */
   analytics: AnalyticsService;
+  /** Redacts a reported transcript when the organization's policy says so. */
+  dataSettings: DataSettingsService;
+  /** Admits a new call within the organization's concurrency limit, in the transaction that inserts it. */
+  limits: LimitsService;
+  /** call.created / call.updated / call.ended, written in the call's transaction. */
+  outbox: EventOutbox;
 }
 
 export class CallService {
   readonly #db: Db;
   readonly #deps: CallDeps;
   readonly #calls: CallRepository;
+  readonly #endListeners: CallEndListener[] = [];
   constructor(deps: CallDeps) {
     this.#deps = deps;
     this.#db = deps.database.db;
@@ -91,16 +134,62 @@ export class CallService {
   }
 
   async create(ctx: RequestContext, input: Static<typeof CreateCallBody>): Promise<CallView> {
+    checkMetadata(input.metadata);
     const agent = await this.#deps.agents.requireAgent(ctx.orgId, input.agent_id);
     const status = input.status ?? 'queued';
     const startTime = time(input.start_time, 'start_time') ?? (status === 'in_progress' ? new Date() : null);
-    const row = await this.#calls.insert(ctx.orgId, {
+    const row: NewCallRow = {
       callSid: input.call_sid ?? newCallSid(), agentId: agent.id, agentName: agent.agentName,
       callType: input.call_type, status, toNumber: input.to_number, fromNumber: input.from_number ?? null,
-      recordingEnabled: agent.recordingEnabled, startTime,
+      recordingEnabled: agent.recordingEnabled, startTime, metadata: input.metadata ?? {}, variables: input.variables ?? {},
+    };
+    return toCall(await this.#db.transaction(async (tx) => (await this.openCall(tx, ctx.orgId, row)).call));
+  }
+
+  /**
+   * Inserts a new call in `tx` if the organization's concurrency limit admits it: the one way every
+   * path creates a call (runtime report, dial, carrier voice webhook). The limit's lock is held until
+   * `tx` ends, so concurrent creations never exceed it. Over the limit, `refuse` answers 429
+   * `concurrency_limit`; `record_failed` keeps the call, ended `failed` through the final path.
+   */
+  async openCall(tx: Executor, orgId: string, row: NewCallRow, whenFull: 'refuse' | 'record_failed' = 'refuse'): Promise<{ call: CallRow; admitted: boolean }> {
+    const { admitted, limit } = await this.#deps.limits.admitCall(tx, orgId);
+    if (!admitted && whenFull === 'refuse') throw Errors.concurrencyLimit(limit, CONCURRENCY_RETRY_AFTER_SECONDS);
+    const created = await new CallRepository(tx).insert(orgId, { ...row, status: admitted ? row.status : 'queued' });
+    if (!created) throw Errors.conflict('call_exists', `A call with call_sid ${row.callSid} already exists`);
+    await this.#deps.outbox.emit(tx, orgId, 'call.created', toCall(created), { agentId: created.agentId });
+    if (admitted) return { call: created, admitted };
+    return { call: await this.applyReport(tx, orgId, created.callSid, { status: 'failed', end_reason: 'error' }), admitted };
+  }
+
+  /** Registers a listener of final statuses (the composition root binds campaigns here). */
+  onCallEnded(listener: CallEndListener): void {
+    this.#endListeners.push(listener);
+  }
+
+  /** Creates a campaign's call in the caller's transaction; the agent is read (and its name copied) there too. */
+  async createCampaignCall(within: Executor, orgId: string, call: CampaignCall): Promise<void> {
+    const agent = await this.#deps.agents.requireAgent(orgId, call.agentId, { within });
+    const row = await new CallRepository(within).insert(orgId, {
+      callSid: call.callSid, agentId: agent.id, agentName: agent.agentName, callType: 'outbound', status: 'queued',
+      toNumber: call.toNumber, fromNumber: call.fromNumber, recordingEnabled: agent.recordingEnabled, campaignId: call.campaignId,
     });
-    if (!row) throw Errors.conflict('call_exists', `A call with call_sid ${input.call_sid} already exists`);
-    return toCall(row);
+    if (!row) throw new Error(`call ${call.callSid} already exists`);
+  }
+
+  /**
+   * Ends a call that never connected (a placement the provider refused, or whose outcome was lost
+   * with a worker) through the same final path as the runtime's report. False when it had already
+   * ended.
+   */
+  async endUnconnected(orgId: string, callSid: string, status: 'failed' | 'canceled'): Promise<boolean> {
+    try {
+      await this.#db.transaction((tx) => this.applyReport(tx, orgId, callSid, { status, end_reason: 'error' }));
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code === 'call_finalized') return false;
+      throw err;
+    }
   }
 
   async get(ctx: RequestContext, callSid: string): Promise<CallView> {
@@ -119,35 +208,48 @@ export class CallService {
     return toPage(rows, query.limit, (r) => ({ value: r.created_at, id: r.call_sid }), (r) => r);
   }
 
-  /**
-   * Applies the runtime's report. The row is locked, so of two concurrent final reports one wins
-   * and the other gets 409; the final one debits the credits and feeds the rollups in the same
-   * transaction, so a call is billed and counted exactly once.
-   */
+  /** The runtime's report (`PATCH /api/calls/{call_sid}`). */
   async update(ctx: RequestContext, callSid: string, input: UpdateInput): Promise<CallView> {
-    return this.#db.transaction(async (tx) => {
-      const calls = new CallRepository(tx);
-      const current = await calls.findBySid(ctx.orgId, callSid, { forUpdate: true });
-      if (!current) throw Errors.notFound('Call');
-      if (isFinal(current.status)) throw Errors.conflict('call_finalized', `The call already ended (${current.status}); it cannot change`);
-      const changes = this.#changes(current, input);
-      if (!isFinal(changes.status ?? current.status)) return toCall(await calls.update(ctx.orgId, callSid, changes));
+    return toCall(await this.#db.transaction((tx) => this.applyReport(tx, ctx.orgId, callSid, input)));
+  }
 
-      const cost = changes.totalCost ?? current.totalCost ?? 0;
-      changes.billingStatus = cost > 0 ? ((await this.#deps.billing.debitForCall(tx, ctx.orgId, callSid, cost)) ? 'billed' : 'insufficient_credits') : 'waived';
-      const updated = await calls.update(ctx.orgId, callSid, changes);
-      await this.#deps.analytics.recordEndedCall(tx, ctx.orgId, {
-        agentId: updated.agentId, at: updated.startTime ?? updated.createdAt, cost: updated.totalCost ?? 0, durationSeconds: updated.durationSeconds ?? 0,
-      });
-      return toCall(updated);
+  /**
+   * Applies a report to a call in `tx`: the one path of every report (the runtime's PATCH, the
+   * carrier's status callbacks). The row is locked, so of two concurrent final reports one wins and
+   * the other gets 409 `call_finalized`; the final one debits the credits and feeds the rollups in
+   * the same transaction, so a call is billed and counted exactly once.
+   */
+  async applyReport(tx: Executor, orgId: string, callSid: string, input: UpdateInput): Promise<CallRow> {
+    const calls = new CallRepository(tx);
+    const current = await calls.findBySid(orgId, callSid, { forUpdate: true });
+    if (!current) throw Errors.notFound('Call');
+    if (isFinal(current.status)) throw Errors.conflict('call_finalized', `The call already ended (${current.status}); it cannot change`);
+    const report = input.transcript ? { ...input, transcript: await this.#deps.dataSettings.transcriptToStore(tx, orgId, input.transcript) } : input;
+    const changes = this.#changes(current, report);
+    if (!isFinal(changes.status ?? current.status)) {
+      const moved = await calls.update(orgId, callSid, changes);
+      // A report that changes no status (a transcript so far, a cost) is not a status change.
+      if (changes.status !== current.status) await this.#deps.outbox.emit(tx, orgId, 'call.updated', toCall(moved), { agentId: moved.agentId });
+      return moved;
+    }
+
+    const cost = changes.totalCost ?? current.totalCost ?? 0;
+    changes.billingStatus = cost > 0 ? ((await this.#deps.billing.debitForCall(tx, orgId, callSid, cost)) ? 'billed' : 'insufficient_credits') : 'waived';
+    const updated = await calls.update(orgId, callSid, changes);
+    await this.#deps.analytics.recordEndedCall(tx, orgId, {
+      agentId: updated.agentId, at: updated.startTime ?? updated.createdAt, cost: updated.totalCost ?? 0, durationSeconds: updated.durationSeconds ?? 0,
     });
+    // Once per call: the locked row refuses every later report of a final call (409 call_finalized).
+    await this.#deps.outbox.emit(tx, orgId, 'call.ended', toCall(updated), { agentId: updated.agentId });
+    for (const listener of this.#endListeners) await listener.callEnded(tx, orgId, updated);
+    return updated;
   }
 
   /** The column changes of a report, with the rules of the status path and the derived fields. */
   #changes(current: CallRow, input: UpdateInput): Partial<NewCallRow> {
     const changes: Partial<NewCallRow> = {};
     const status: CallStatus = input.status ?? (current.status as CallStatus);
-    if (stage(status) < stage(current.status)) {
+    if (statusStage(status) < statusStage(current.status)) {
       throw Errors.conflict('invalid_status_transition', `A call cannot move from ${current.status} back to ${status}`);
     }
     const final = isFinal(status);

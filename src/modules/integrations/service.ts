@@ -9,6 +9,7 @@ import type { SecretBox } from '../../core/secret-box.ts';
 import type { CarrierClient, CarrierCredentials } from '../../adapters/carrier/carrier-client.ts';
 import { IntegrationRepository, type IntegrationRow } from './repository.ts';
 import type { CreateIntegrationBody, Integration, IntegrationSummary, UpdateIntegrationBody } from './schemas.ts';
+import type { AuditService } from '../audit/service.ts';
 
 type SummaryView = Static<typeof IntegrationSummary>;
 type FullView = Static<typeof Integration>;
@@ -24,24 +25,29 @@ const toSummary = (row: IntegrationRow): SummaryView => ({
 
 const toFull = (row: IntegrationRow): FullView => ({ ...toSummary(row), client_id: row.clientId, updated_at: iso(row.updatedAt) });
 
+/** Field names only: an integration's credentials never reach the audit log. */
+const audited = (action: string, id: string, input: object) => ({ action, resourceType: 'integration', resourceId: id, changedFields: Object.keys(input) });
+
 export class IntegrationService {
   readonly #db: Db;
   readonly #secrets: SecretBox;
   readonly #carrier: CarrierClient;
-  constructor(deps: { db: Db; secrets: SecretBox; carrier: CarrierClient }) {
+  readonly #audit: Pick<AuditService, 'change' | 'record'>;
+  constructor(deps: { db: Db; secrets: SecretBox; carrier: CarrierClient; audit: Pick<AuditService, 'change' | 'record'> }) {
     this.#db = deps.db;
+    this.#audit = deps.audit;
     this.#secrets = deps.secrets;
     this.#carrier = deps.carrier;
   }
 
   async create(ctx: RequestContext, input: Static<typeof CreateIntegrationBody>): Promise<FullView> {
-    const row = await new IntegrationRepository(this.#db).insert(ctx.orgId, {
+    const row = await this.#audit.change(ctx, (tx) => new IntegrationRepository(tx).insert(ctx.orgId, {
       id: newId('intg'),
       name: input.name,
       provider: input.provider,
       category: input.category ?? 'telephony',
       credentialsEncrypted: this.#secrets.seal(JSON.stringify(input.credentials)),
-    });
+    }), (created) => audited('integration.create', created.id, input));
     return toFull(row);
   }
 
@@ -54,11 +60,14 @@ export class IntegrationService {
   }
 
   async update(ctx: RequestContext, id: string, input: Static<typeof UpdateIntegrationBody>): Promise<FullView> {
-    const row = await new IntegrationRepository(this.#db).update(ctx.orgId, id, {
-      ...(input.name === undefined ? {} : { name: input.name }),
-      ...(input.credentials === undefined ? {} : { credentialsEncrypted: this.#secrets.seal(JSON.stringify(input.credentials)) }),
-    });
-    if (!row) throw Errors.notFound('Integration');
+    const row = await this.#audit.change(ctx, async (tx) => {
+      const updated = await new IntegrationRepository(tx).update(ctx.orgId, id, {
+        ...(input.name === undefined ? {} : { name: input.name }),
+        ...(input.credentials === undefined ? {} : { credentialsEncrypted: this.#secrets.seal(JSON.stringify(input.credentials)) }),
+      });
+      if (!updated) throw Errors.notFound('Integration');
+      return updated;
+    }, () => audited('integration.update', id, input));
     return toFull(row);
   }
 
@@ -70,6 +79,7 @@ export class IntegrationService {
       const numbers = await repo.phoneNumberCount(ctx.orgId, id);
       if (numbers > 0) throw Errors.conflict('integration_in_use', `${numbers} phone number(s) use this integration; delete them first`);
       await repo.delete(ctx.orgId, id);
+      await this.#audit.record(tx, ctx, audited('integration.delete', id, {}));
     });
   }
 
@@ -77,11 +87,11 @@ export class IntegrationService {
   async validate(ctx: RequestContext, id: string): Promise<{ message: string; data: FullView }> {
     const row = await this.#find(ctx, id);
     const check = await this.#carrier.checkCredentials(this.credentialsOf(row));
-    const updated = await new IntegrationRepository(this.#db).update(ctx.orgId, id, {
-      status: check.ok ? 'active' : 'invalid',
-      lastValidatedAt: new Date(),
-    });
-    if (!updated) throw Errors.notFound('Integration'); // deleted while the provider answered
+    const updated = await this.#audit.change(ctx, async (tx) => {
+      const changed = await new IntegrationRepository(tx).update(ctx.orgId, id, { status: check.ok ? 'active' : 'invalid', lastValidatedAt: new Date() });
+      if (!changed) throw Errors.notFound('Integration'); // deleted while the provider answered
+      return changed;
+    }, () => audited('integration.validate', id, { status: true, last_validated_at: true }));
     const message = check.ok ? 'Credentials are active' : `Credentials are invalid: ${check.reason}`;
     return { message, data: toFull(updated) };
   }

@@ -7,6 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
 import type { OrganizationService } from '../organizations/service.ts';
+import type { EventOutbox } from '../events/service.ts';
 import { INVITATION_EMAIL } from './jobs.ts';
 import { InvitationRepository, type InvitationRow } from './repository.ts';
 import { INVITATION_DAYS, type CreateInvitationBody, type Invitation } from './schemas.ts';
@@ -26,6 +27,8 @@ export interface InvitationDeps {
   database: Database;
   queue: JobQueue;
   organizations: OrganizationService;
+  /** invitation.accepted, in the transaction that adds the member. */
+  outbox: EventOutbox;
 }
 
 export class InvitationService {
@@ -95,6 +98,7 @@ export class InvitationService {
       }
       await organizations.addMember(tx, invitation.clientId, actor.userId, invitation.role as Role);
       const accepted = await repo.settle(invitation.clientId, invitation.id, { status: 'accepted', acceptedAt: new Date(), acceptedBy: actor.userId });
+      await this.#deps.outbox.emit(tx, invitation.clientId, 'invitation.accepted', toInvitation(accepted!));
       return { invitation: toInvitation(accepted!), organization_id: invitation.clientId, user_id: actor.userId, role: invitation.role as Role };
     });
   }

@@ -4,6 +4,8 @@ import type { ObjectStore } from '../../adapters/storage/object-store.ts';
 import { chunk, countWords, extract, ExtractionError } from './extract.ts';
 import type { Format } from './file-types.ts';
 import { DocumentRepository } from './repository.ts';
+import { toDocument } from './document-view.ts';
+import type { EventOutbox } from '../events/service.ts';
 
 /** What an indexing job names: one revision of one document. */
 export interface DocumentRevision {
@@ -23,8 +25,10 @@ export class DocumentIndexer {
   readonly #store: ObjectStore;
   readonly #embedder: Embedder;
   readonly #retryLimit: number;
-  constructor(deps: { db: Db; store: ObjectStore; embedder: Embedder; retryLimit: number }) {
+  readonly #outbox: EventOutbox;
+  constructor(deps: { db: Db; store: ObjectStore; embedder: Embedder; retryLimit: number; outbox: EventOutbox }) {
     this.#db = deps.db;
+    this.#outbox = deps.outbox;
     this.#store = deps.store;
     this.#embedder = deps.embedder;
     this.#retryLimit = deps.retryLimit;
@@ -51,12 +55,14 @@ export class DocumentIndexer {
           vectorCount: chunks.length,
           lastProcessedAt: new Date(),
         }, revision);
-        if (current) await txRepo.replaceChunks(clientId, documentId, chunks.map((c, i) => ({ ...c, embedding: embeddings[i]! })));
+        if (!current) return;
+        await txRepo.replaceChunks(clientId, documentId, chunks.map((c, i) => ({ ...c, embedding: embeddings[i]! })));
+        await this.#outbox.emit(tx, clientId, 'document.completed', toDocument(current, await txRepo.agentIds(clientId, documentId)));
       });
     } catch (err) {
       const permanent = err instanceof ExtractionError;
       if (permanent || retryCount >= this.#retryLimit) {
-        await repo.update(clientId, documentId, { processingStatus: 'failed', processingError: (err as Error).message }, revision);
+        await this.#fail(job, (err as Error).message);
         if (permanent) return;
       }
       throw err; // retried by the queue
@@ -69,7 +75,17 @@ export class DocumentIndexer {
     const repo = new DocumentRepository(this.#db);
     const doc = await repo.findById(clientId, documentId);
     if (!doc || doc.revision !== revision || doc.processingStatus === 'completed' || doc.processingStatus === 'failed') return;
-    await repo.update(clientId, documentId, { processingStatus: 'failed', processingError: 'Processing did not finish after every retry; reprocess the document to try again' }, revision);
+    await this.#fail(job, 'Processing did not finish after every retry; reprocess the document to try again');
+  }
+
+  /** Marks the revision failed with document.failed in the same transaction (a stale revision changes nothing). */
+  async #fail(job: DocumentRevision, error: string): Promise<void> {
+    const { clientId, documentId, revision } = job;
+    await this.#db.transaction(async (tx) => {
+      const repo = new DocumentRepository(tx);
+      const failed = await repo.update(clientId, documentId, { processingStatus: 'failed', processingError: error }, revision);
+      if (failed) await this.#outbox.emit(tx, clientId, 'document.failed', toDocument(failed, await repo.agentIds(clientId, documentId)));
+    });
   }
 
   async #read(key: string): Promise<Buffer> {

@@ -12,31 +12,16 @@ import type { ObjectStore } from '../../adapters/storage/object-store.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { AgentService } from '../agents/service.ts';
 import { detectFormat, FORMATS } from './file-types.ts';
+import { toDocument, toSummary } from './document-view.ts';
 import { INDEX_DOCUMENT } from './jobs.ts';
 import type { SpooledFile } from '../../adapters/storage/spool.ts';
 import { DocumentRepository, sortValueOf, type DocumentPosition, type DocumentRow, type NewDocumentRow, type SortBy } from './repository.ts';
 import type { CreatedDocument, CreateTextDocumentBody, Document, DocumentSummary, ListDocumentsQuery, SearchHit } from './schemas.ts';
+import type { AuditService } from '../audit/service.ts';
 
 type SummaryView = Static<typeof DocumentSummary>;
 type DocumentView = Static<typeof Document>;
 type Created = Static<typeof CreatedDocument>;
-
-function toSummary(row: DocumentRow): SummaryView {
-  const isFile = row.type === 'file';
-  return {
-    documentation_id: row.id,
-    name: row.name,
-    type: row.type as SummaryView['type'],
-    size: isFile ? row.sizeBytes : null,
-    filename: isFile ? row.filename : null,
-    word_count: row.wordCount,
-    processing_status: row.processingStatus as SummaryView['processing_status'],
-    page_count: row.pageCount,
-    vector_count: row.vectorCount,
-    created_at: iso(row.createdAt),
-    updated_at: iso(row.updatedAt),
-  };
-}
 
 /** A file upload, already spooled to disk under the size limit (see readDocumentUpload in routes.ts). */
 export interface DocumentUpload {
@@ -57,7 +42,10 @@ export interface KnowledgeBaseDeps {
   store: ObjectStore;
   embedder: Embedder;
   agents: AgentService;
+  audit: Pick<AuditService, 'change' | 'record'>;
 }
+
+const audited = (action: string, id: string, fields: string[]) => ({ action, resourceType: 'document', resourceId: id, changedFields: fields });
 
 export class KnowledgeBaseService {
   readonly #database: Database;
@@ -65,7 +53,9 @@ export class KnowledgeBaseService {
   readonly #store: ObjectStore;
   readonly #embedder: Embedder;
   readonly #agents: AgentService;
+  readonly #audit: KnowledgeBaseDeps['audit'];
   constructor(deps: KnowledgeBaseDeps) {
+    this.#audit = deps.audit;
     this.#database = deps.database;
     this.#queue = deps.queue;
     this.#store = deps.store;
@@ -119,23 +109,16 @@ export class KnowledgeBaseService {
     const repo = new DocumentRepository(this.#database.db);
     const row = await repo.findById(ctx.orgId, id);
     if (!row) throw Errors.notFound('Document');
-    return {
-      ...toSummary(row),
-      client_id: row.clientId,
-      storage_key: row.storageKey,
-      storage_uri: row.storageUri,
-      content_type: row.contentType,
-      text: row.type === 'text' ? row.text : null,
-      last_processed_at: iso(row.lastProcessedAt),
-      processing_error: row.processingError,
-      agent_ids: await repo.agentIds(ctx.orgId, id),
-    };
+    return toDocument(row, await repo.agentIds(ctx.orgId, id));
   }
 
   /** The row goes first (chunks and agent links with it), then the file. */
   async delete(ctx: RequestContext, id: string): Promise<void> {
-    const row = await new DocumentRepository(this.#database.db).delete(ctx.orgId, id);
-    if (!row) throw Errors.notFound('Document');
+    const row = await this.#audit.change(ctx, async (tx) => {
+      const deleted = await new DocumentRepository(tx).delete(ctx.orgId, id);
+      if (!deleted) throw Errors.notFound('Document');
+      return deleted;
+    }, () => audited('document.delete', id, []));
     if (row.storageKey) await this.#store.delete(row.storageKey);
   }
 
@@ -145,6 +128,7 @@ export class KnowledgeBaseService {
       const row = await new DocumentRepository(tx).bumpRevision(ctx.orgId, id, messageId);
       if (!row) throw Errors.notFound('Document');
       await this.#queue.send(INDEX_DOCUMENT, { clientId: ctx.orgId, documentId: id, revision: row.revision }, { id: messageId, within: client });
+      await this.#audit.record(tx, ctx, audited('document.reprocess', id, []));
       return { documentation_id: row.id, name: row.name, type: row.type as Created['type'], message_id: messageId };
     });
   }
@@ -165,6 +149,7 @@ export class KnowledgeBaseService {
         await repo.attach(ctx.orgId, agentId, created.id);
       }
       await this.#queue.send(INDEX_DOCUMENT, { clientId: ctx.orgId, documentId: created.id, revision: created.revision }, { id: messageId, within: client });
+      await this.#audit.record(tx, ctx, audited('document.create', created.id, ['name', row.type === 'file' ? 'file' : 'text', ...(agentId ? ['agent_id'] : [])]));
       return { documentation_id: created.id, name: created.name, type: created.type as Created['type'], message_id: messageId };
     });
   }

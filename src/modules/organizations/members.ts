@@ -4,6 +4,7 @@ import { Errors } from '../../core/errors.ts';
 import { ROLES, roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
+import type { EventOutbox } from '../events/service.ts';
 import { OrganizationRepository, type MemberRow } from './repository.ts';
 
 export const toMemberView = (row: MemberRow) => ({ user_id: row.userId, email: row.email, role: row.role as Role, joined_at: iso(row.createdAt) });
@@ -16,9 +17,11 @@ export const toMemberView = (row: MemberRow) => ({ user_id: row.userId, email: r
 export class MemberService {
   readonly #db: Db;
   readonly #apiKeys: ApiKeyService;
-  constructor(deps: { db: Db; apiKeys: ApiKeyService }) {
+  readonly #outbox: EventOutbox;
+  constructor(deps: { db: Db; apiKeys: ApiKeyService; outbox: EventOutbox }) {
     this.#db = deps.db;
     this.#apiKeys = deps.apiKeys;
+    this.#outbox = deps.outbox;
   }
 
   async #change(ctx: RequestContext, userId: string, newRole: Role | null) {
@@ -38,6 +41,7 @@ export class MemberService {
         return { member: toMemberView({ ...member, role: newRole }), revocation };
       }
       await repo.deleteMembership(ctx.orgId, userId);
+      await this.#outbox.emit(tx, ctx.orgId, 'member.removed', { user_id: userId });
       return { member: toMemberView(member), revocation: await this.#apiKeys.revokeUserKeys(tx, ctx.orgId, userId) };
     });
     await this.#apiKeys.settleRevocation(revocation);

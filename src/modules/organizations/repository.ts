@@ -47,6 +47,15 @@ export class OrganizationRepository {
     return row?.role;
   }
 
+  async adminEmails(orgId: string): Promise<string[]> {
+    const rows = await this.#db
+      .select({ email: users.email })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(and(eq(memberships.clientId, orgId), eq(memberships.role, 'admin')));
+    return rows.map((r) => r.email).filter((e): e is string => !!e);
+  }
+
   /** Locks the organization's admin memberships (the last-admin rule counts them under this lock). */
   async lockAdmins(orgId: string): Promise<string[]> {
     const rows = await this.#db

@@ -11,6 +11,7 @@ import { iso } from '../../core/schemas.ts';
 import { issueApiKey } from '../api-keys/service.ts';
 import { OrganizationRepository, type OrganizationRow } from './repository.ts';
 import { toMemberView } from './members.ts';
+import type { AuditService } from '../audit/service.ts';
 
 
 export interface OrganizationView {
@@ -63,8 +64,11 @@ const BOOTSTRAP_LOCK = 7314002;
 
 export class OrganizationService {
   readonly #db: Db;
-  constructor(deps: { db: Db }) {
+  readonly #audit: Pick<AuditService, 'record'> | undefined;
+  /** `audit`: absent only for the operator's CLI, whose changes are not a caller's. */
+  constructor(deps: { db: Db; audit?: Pick<AuditService, 'record'> }) {
     this.#db = deps.db;
+    this.#audit = deps.audit;
   }
 
   /** A new organization with a new admin user and an admin key (`switchboard org:create`, first run). */
@@ -97,6 +101,11 @@ export class OrganizationService {
     return (await new OrganizationRepository(within ?? this.#db).findOrganization(orgId))?.name;
   }
 
+  /** The addresses of the organization's admins (who are told when a webhook endpoint is disabled). */
+  adminEmails(orgId: string): Promise<string[]> {
+    return new OrganizationRepository(this.#db).adminEmails(orgId);
+  }
+
   membershipRole(orgId: string, userId: string, within?: Executor): Promise<string | undefined> {
     return new OrganizationRepository(within ?? this.#db).findMembershipRole(orgId, userId);
   }
@@ -110,7 +119,12 @@ export class OrganizationService {
   async create(principal: Principal, input: { name: string }): Promise<OrganizationView> {
     // An API key belongs to one organization; a new organization needs a person to be its admin.
     if (principal.actor.type !== 'user') throw Errors.userTokenRequired();
-    const org = await this.#db.transaction((tx) => createOrganizationIn(tx, input.name, principal.actor.userId));
+    const org = await this.#db.transaction(async (tx) => {
+      const created = await createOrganizationIn(tx, input.name, principal.actor.userId);
+      const ctx = { orgId: created.id, actor: principal.actor, role: 'admin' as const, requestId: principal.requestId, ip: principal.ip, userAgent: principal.userAgent };
+      await this.#audit?.record(tx, ctx, { action: 'organization.create', resourceType: 'organization', resourceId: created.id, changedFields: ['name'] });
+      return created;
+    });
     return { organization_id: org.id, name: org.name, role: 'admin', created_at: iso(org.createdAt) };
   }
 

@@ -82,13 +82,14 @@ export async function connectCarrierNumber(
   credentials: CarrierCredentials,
   phoneNumber: string,
   voiceUrl: string,
+  statusUrl?: string,
 ): Promise<string> {
   try {
     const found = await carrier.findIncomingNumber(credentials, phoneNumber);
     if (!found) {
       throw Errors.validation(`The carrier account has no number ${phoneNumber}`, [{ path: 'body.phone_number', message: 'not in the carrier account' }]);
     }
-    await carrier.setVoiceUrl(credentials, found.sid, voiceUrl);
+    await carrier.setVoiceUrl(credentials, found.sid, voiceUrl, statusUrl);
     return found.sid;
   } catch (err) {
     if (!(err instanceof CarrierError)) throw err;

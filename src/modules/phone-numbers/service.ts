@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { Db } from '../../db/database.ts';
+import type { Db, Executor } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { pageNewestFirst, type Page } from '../../core/cursor.ts';
@@ -10,6 +10,7 @@ import type { SecretBox } from '../../core/secret-box.ts';
 import type { CarrierClient } from '../../adapters/carrier/carrier-client.ts';
 import type { MediaEncryption, SipTrunks } from '../../adapters/sip/sip-trunks.ts';
 import type { AgentService } from '../agents/service.ts';
+import type { EventOutbox } from '../events/service.ts';
 import type { IntegrationService } from '../integrations/service.ts';
 import { PhoneNumberRepository, type NewPhoneNumberRow, type PhoneNumberRow } from './repository.ts';
 import { connectCarrierNumber, createSipTrunks, releaseSipTrunks, type SipTrunkIds } from './provisioning.ts';
@@ -75,9 +76,13 @@ export interface PhoneNumberDeps {
   carrier: CarrierClient;
   /** Where imported carrier numbers send inbound calls. */
   voiceUrl: string;
+  /** Where the carrier reports the progress of the number's calls (StatusCallback). */
+  statusUrl?: string;
   sip: SipTrunks;
   integrations: IntegrationService;
   agents: AgentService;
+  /** phone_number.imported / deleted, in the row's transaction. */
+  outbox: EventOutbox;
 }
 
 export class PhoneNumberService {
@@ -85,15 +90,19 @@ export class PhoneNumberService {
   readonly #secrets: SecretBox;
   readonly #carrier: CarrierClient;
   readonly #voiceUrl: string;
+  readonly #statusUrl: string | undefined;
   readonly #sip: SipTrunks;
   readonly #integrations: IntegrationService;
   readonly #agents: AgentService;
+  readonly #outbox: EventOutbox;
   constructor(deps: PhoneNumberDeps) {
     this.#agents = deps.agents;
+    this.#outbox = deps.outbox;
     this.#db = deps.db;
     this.#secrets = deps.secrets;
     this.#carrier = deps.carrier;
     this.#voiceUrl = deps.voiceUrl;
+    this.#statusUrl = deps.statusUrl;
     this.#sip = deps.sip;
     this.#integrations = deps.integrations;
   }
@@ -116,6 +125,14 @@ export class PhoneNumberService {
 
   async list(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<PhoneNumberView>> {
     return pageNewestFirst(new PhoneNumberRepository(this.#db), ctx.orgId, query, toPhoneNumberView);
+  }
+
+  /** A number of the organization that can place outbound calls (campaigns): 404 when unknown, 409 `outbound_not_supported`. */
+  async requireOutboundNumber(orgId: string, id: string, within?: Executor): Promise<PhoneNumberRow> {
+    const row = await new PhoneNumberRepository(within ?? this.#db).findById(orgId, id);
+    if (!row) throw Errors.notFound('Phone number');
+    if (!row.supportsOutbound) throw Errors.conflict('outbound_not_supported', `The number ${row.phoneNumber} does not support outbound calls`);
+    return row;
   }
 
   async get(ctx: RequestContext, id: string): Promise<PhoneNumberView> {
@@ -149,7 +166,9 @@ export class PhoneNumberService {
         throw Errors.notFound('Phone number');
       }
       if (found.agentId) throw Errors.conflict('phone_number_assigned', 'The phone number is assigned to an agent; unassign it first');
-      return (await repo.deleteUnassigned(ctx.orgId, id))!;
+      const deleted = (await repo.deleteUnassigned(ctx.orgId, id))!;
+      await this.#outbox.emit(tx, ctx.orgId, 'phone_number.deleted', toPhoneNumberView(deleted));
+      return deleted;
     });
     const trunks = sipTrunkIdsOf(row);
     if (trunks) await releaseSipTrunks(this.#sip, ctx.orgId, trunks);
@@ -159,7 +178,7 @@ export class PhoneNumberService {
   async #importCarrierNumber(ctx: RequestContext, input: ImportInput, base: NewPhoneNumberRow): Promise<PhoneNumberRow> {
     const { integration, credentials } = await this.#integrations.findForUse(ctx, input.integration_id!);
     if (integration.provider !== 'carrier_a') throw Errors.validation('The integration is not a carrier_a integration', [{ path: 'body.integration_id', message: 'not a carrier_a integration' }]);
-    const carrierNumberSid = await connectCarrierNumber(this.#carrier, credentials, input.phone_number, this.#voiceUrl);
+    const carrierNumberSid = await connectCarrierNumber(this.#carrier, credentials, input.phone_number, this.#voiceUrl, this.#statusUrl);
     return this.#insert(ctx, { ...base, integrationId: integration.id, carrierNumberSid });
   }
 
@@ -197,7 +216,11 @@ export class PhoneNumberService {
 
   async #insert(ctx: RequestContext, row: NewPhoneNumberRow): Promise<PhoneNumberRow> {
     try {
-      return await new PhoneNumberRepository(this.#db).insert(ctx.orgId, row);
+      return await this.#db.transaction(async (tx) => {
+        const inserted = await new PhoneNumberRepository(tx).insert(ctx.orgId, row);
+        await this.#outbox.emit(tx, ctx.orgId, 'phone_number.imported', toPhoneNumberView(inserted));
+        return inserted;
+      });
     } catch (err) {
       if (isUniqueViolation(err, 'phone_numbers_number_key')) throw numberTaken(row.phoneNumber);
       throw err;

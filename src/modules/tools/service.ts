@@ -11,6 +11,7 @@ import { iso } from '../../core/schemas.ts';
 import { ToolRepository, type NewToolRow, type ToolRow } from './repository.ts';
 import type { CreateToolBody, Tool, UpdateToolBody } from './schemas.ts';
 import { runWebhookTest, type ToolTestResult } from './webhook-test.ts';
+import type { AuditService } from '../audit/service.ts';
 
 type ToolView = Static<typeof Tool>;
 
@@ -71,22 +72,29 @@ function columns(input: Partial<Static<typeof CreateToolBody>>): Partial<NewTool
   return out;
 }
 
+const audited = (action: string, toolId: string, input: object) => ({ action, resourceType: 'tool', resourceId: toolId, changedFields: Object.keys(input) });
+
 export class ToolService {
   readonly #db: Db;
   readonly #allowedNetworks: AllowedNetworks;
+  readonly #audit: Pick<AuditService, 'change'>;
   /** `allowedNetworks`: non-public networks the operator lets webhooks reach (ALLOWED_NETWORKS). */
-  constructor(deps: { db: Db; allowedNetworks: AllowedNetworks }) {
+  constructor(deps: { db: Db; allowedNetworks: AllowedNetworks; audit: Pick<AuditService, 'change'> }) {
     this.#db = deps.db;
     this.#allowedNetworks = deps.allowedNetworks;
+    this.#audit = deps.audit;
   }
 
   async create(ctx: RequestContext, input: Static<typeof CreateToolBody>): Promise<ToolView> {
     checkWebhookUrl(input.webhook_url);
     checkParameters(input.parameters as ToolParameter[] | undefined);
-    const row = await new ToolRepository(this.#db).insert(ctx.orgId, {
-      headers: {}, parameters: [], ...(columns(input) as NewToolRow), id: newId('tool'),
-    });
-    if (!row) throw nameTaken(input.tool_name);
+    const row = await this.#audit.change(ctx, async (tx) => {
+      const created = await new ToolRepository(tx).insert(ctx.orgId, {
+        headers: {}, parameters: [], ...(columns(input) as NewToolRow), id: newId('tool'),
+      });
+      if (!created) throw nameTaken(input.tool_name);
+      return created;
+    }, (created) => audited('tool.create', created.id, input));
     return toToolView(row);
   }
 
@@ -102,21 +110,26 @@ export class ToolService {
   async update(ctx: RequestContext, toolId: string, input: Static<typeof UpdateToolBody>): Promise<ToolView> {
     checkWebhookUrl(input.webhook_url);
     checkParameters(input.parameters as ToolParameter[] | undefined);
-    const repo = new ToolRepository(this.#db);
-    let row: ToolRow | undefined;
-    try {
-      row = await repo.update(ctx.orgId, toolId, columns(input));
-    } catch (err) {
-      if (isUniqueViolation(err, 'tools_client_name_key')) throw nameTaken(input.tool_name!);
-      throw err;
-    }
-    if (row) return toToolView(row);
-    if (await repo.existsElsewhere(ctx.orgId, toolId)) throw Errors.forbidden('The tool belongs to another organization');
-    throw Errors.notFound('Tool');
+    const row = await this.#audit.change(ctx, async (tx) => {
+      const repo = new ToolRepository(tx);
+      let updated: ToolRow | undefined;
+      try {
+        updated = await repo.update(ctx.orgId, toolId, columns(input));
+      } catch (err) {
+        if (isUniqueViolation(err, 'tools_client_name_key')) throw nameTaken(input.tool_name!);
+        throw err;
+      }
+      if (updated) return updated;
+      if (await repo.existsElsewhere(ctx.orgId, toolId)) throw Errors.forbidden('The tool belongs to another organization');
+      throw Errors.notFound('Tool');
+    }, () => audited('tool.update', toolId, input));
+    return toToolView(row);
   }
 
   async delete(ctx: RequestContext, toolId: string): Promise<void> {
-    if (!(await new ToolRepository(this.#db).delete(ctx.orgId, toolId))) throw Errors.notFound('Tool');
+    await this.#audit.change(ctx, async (tx) => {
+      if (!(await new ToolRepository(tx).delete(ctx.orgId, toolId))) throw Errors.notFound('Tool');
+    }, () => audited('tool.delete', toolId, {}));
   }
 
   /** Calls the webhook once, outside any transaction, and reports what came back. */

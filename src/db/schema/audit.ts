@@ -1,0 +1,29 @@
+import { index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { clientId } from './columns.ts';
+
+/**
+ * Who changed what (extensions.md §6): one row per change, written in the transaction of the change.
+ * Secrets never appear here: `changed_fields` names fields, it never holds their values.
+ */
+export const auditLogs = pgTable(
+  'audit_logs',
+  {
+    id: text('id').primaryKey(),
+    clientId: clientId(),
+    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    actorType: text('actor_type').notNull(),
+    actorId: text('actor_id').notNull(),
+    actorLabel: text('actor_label'),
+    action: text('action').notNull(),
+    resourceType: text('resource_type').notNull(),
+    resourceId: text('resource_id').notNull(),
+    changedFields: jsonb('changed_fields').$type<string[]>().notNull().default([]),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    requestId: text('request_id'),
+  },
+  (t) => [
+    index('audit_logs_client_at_idx').on(t.clientId, t.at, t.id),
+    index('audit_logs_client_resource_idx').on(t.clientId, t.resourceType, t.resourceId, t.at),
+  ],
+);

@@ -1,0 +1,30 @@
+import { index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { clientId } from './columns.ts';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+/**
+ * Idempotency keys (src/core/http/idempotency.ts): one row per organization, credential and key.
+ * `running` while the first request runs (the row is its lock, `lock_id` the holder), then
+ * `completed` with the response kept until `expires_at` (24 hours); a 5xx deletes the row.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    clientId: clientId(),
+    /** The API key's id, or the user's id for a bearer token. */
+    credentialId: text('credential_id').notNull(),
+    key: text('key').notNull(),
+    /** SHA-256 of method, path and body (see the plugin for streamed bodies). */
+    fingerprint: text('fingerprint').notNull(),
+    status: text('status').notNull(),
+    lockId: text('lock_id').notNull(),
+    lockedAt: at('locked_at').notNull(),
+    responseStatus: integer('response_status'),
+    responseContentType: text('response_content_type'),
+    responseBody: text('response_body'),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.credentialId, t.key] }), index('idempotency_keys_expires_idx').on(t.expiresAt)],
+);

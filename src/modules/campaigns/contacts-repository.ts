@@ -1,0 +1,132 @@
+import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/database.ts';
+import { campaignContacts } from '../../db/schema/index.ts';
+
+export type ContactRow = typeof campaignContacts.$inferSelect;
+export type NewContact = { row: number; phoneNumber: string; variables: Record<string, string> };
+
+/** A row of the results CSV: the contact and its last call. */
+export type ResultRow = {
+  id: number;
+  phone_number: string;
+  variables: Record<string, string>;
+  status: string;
+  attempts: number;
+  last_call_sid: string | null;
+  last_outcome: string | null;
+  duration_seconds: number | null;
+  total_cost: string | null;
+};
+
+/** Contacts of one organization's campaigns: every method takes the organization id first. */
+export class ContactRepository {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  /** Inserts a batch; the rows of numbers the campaign already has are not inserted. Returns the rows inserted. */
+  async insertBatch(orgId: string, campaignId: string, contacts: NewContact[]): Promise<Set<number>> {
+    if (!contacts.length) return new Set();
+    const inserted = await this.#db.insert(campaignContacts)
+      .values(contacts.map((c) => ({ campaignId, clientId: orgId, row: c.row, phoneNumber: c.phoneNumber, variables: c.variables })))
+      .onConflictDoNothing()
+      .returning({ row: campaignContacts.row });
+    return new Set(inserted.map((r) => r.row));
+  }
+
+  async list(orgId: string, campaignId: string, options: { status?: string; afterId?: number; limit: number }): Promise<ContactRow[]> {
+    return this.#db.select().from(campaignContacts).where(and(
+      eq(campaignContacts.clientId, orgId), eq(campaignContacts.campaignId, campaignId),
+      options.status ? eq(campaignContacts.status, options.status) : undefined,
+      options.afterId !== undefined ? gt(campaignContacts.id, options.afterId) : undefined,
+    )).orderBy(asc(campaignContacts.id)).limit(options.limit);
+  }
+
+  /**
+   * Locks up to `limit` contacts to call now: retries that are due first, then pending contacts in
+   * upload order. SKIP LOCKED: a contact another transaction is moving is left for the next tick.
+   */
+  async claimDue(orgId: string, campaignId: string, now: Date, limit: number): Promise<ContactRow[]> {
+    if (limit <= 0) return [];
+    const base = and(eq(campaignContacts.clientId, orgId), eq(campaignContacts.campaignId, campaignId));
+    const retries = await this.#db.select().from(campaignContacts)
+      .where(and(base, eq(campaignContacts.status, 'retrying'), lte(campaignContacts.nextAttemptAt, now)))
+      .orderBy(asc(campaignContacts.id)).limit(limit).for('update', { skipLocked: true });
+    if (retries.length >= limit) return retries;
+    const pending = await this.#db.select().from(campaignContacts)
+      .where(and(base, eq(campaignContacts.status, 'pending')))
+      .orderBy(asc(campaignContacts.id)).limit(limit - retries.length).for('update', { skipLocked: true });
+    return [...retries, ...pending];
+  }
+
+  /** When the next retry of the campaign is due (null when none waits). */
+  async nextRetryAt(orgId: string, campaignId: string): Promise<Date | null> {
+    const [row] = await this.#db.select({ at: sql<string | null>`min(${campaignContacts.nextAttemptAt})` }).from(campaignContacts)
+      .where(and(eq(campaignContacts.clientId, orgId), eq(campaignContacts.campaignId, campaignId), eq(campaignContacts.status, 'retrying')));
+    return row?.at ? new Date(row.at) : null;
+  }
+
+  async findById(orgId: string, campaignId: string, id: number, options: { forUpdate?: boolean } = {}): Promise<ContactRow | undefined> {
+    const query = this.#db.select().from(campaignContacts)
+      .where(and(eq(campaignContacts.clientId, orgId), eq(campaignContacts.campaignId, campaignId), eq(campaignContacts.id, id)));
+    const [row] = options.forUpdate ? await query.for('update') : await query;
+    return row;
+  }
+
+  /** The contact whose attempt in flight is this call, locked. */
+  async findByCurrentCall(orgId: string, campaignId: string, callSid: string): Promise<ContactRow | undefined> {
+    const [row] = await this.#db.select().from(campaignContacts).where(and(
+      eq(campaignContacts.clientId, orgId), eq(campaignContacts.campaignId, campaignId), eq(campaignContacts.currentCallSid, callSid),
+    )).for('update');
+    return row;
+  }
+
+  async update(orgId: string, id: number, changes: Partial<typeof campaignContacts.$inferInsert>): Promise<void> {
+    await this.#db.update(campaignContacts).set({ ...changes, updatedAt: new Date() })
+      .where(and(eq(campaignContacts.clientId, orgId), eq(campaignContacts.id, id)));
+  }
+
+  /** Starts an attempt: the contact is in progress with this call, its placement job queued. */
+  async startAttempt(orgId: string, id: number, callSid: string): Promise<void> {
+    await this.#db.update(campaignContacts).set({
+      status: 'in_progress', attempts: sql`${campaignContacts.attempts} + 1`,
+      callSids: sql`${campaignContacts.callSids} || ${JSON.stringify([callSid])}::jsonb`,
+      currentCallSid: callSid, placement: 'queued', nextAttemptAt: null, updatedAt: new Date(),
+    }).where(and(eq(campaignContacts.clientId, orgId), eq(campaignContacts.id, id)));
+  }
+
+  /** Skips every contact still waiting (pending or retrying); returns how many of each. */
+  async skipWaiting(orgId: string, campaignId: string): Promise<{ pending: number; retrying: number }> {
+    const { rows } = await this.#db.execute<{ status: string; n: number }>(sql`
+      WITH skipped AS (
+        UPDATE campaign_contacts c SET status = 'skipped', next_attempt_at = NULL, updated_at = now()
+        FROM (SELECT id, status FROM campaign_contacts
+              WHERE client_id = ${orgId} AND campaign_id = ${campaignId} AND status IN ('pending', 'retrying') FOR UPDATE) old
+        WHERE c.id = old.id RETURNING old.status
+      ) SELECT status, count(*)::int AS n FROM skipped GROUP BY status`);
+    const out = { pending: 0, retrying: 0 };
+    for (const r of rows) out[r.status as 'pending' | 'retrying'] = Number(r.n);
+    return out;
+  }
+
+  /** The variable names of the campaign's contacts, sorted (the results CSV's columns). */
+  async variableNames(orgId: string, campaignId: string): Promise<string[]> {
+    const { rows } = await this.#db.execute<{ name: string }>(sql`
+      SELECT DISTINCT jsonb_object_keys(variables) AS name FROM campaign_contacts
+      WHERE client_id = ${orgId} AND campaign_id = ${campaignId} ORDER BY name`);
+    return rows.map((r) => r.name);
+  }
+
+  /** A page of results in upload order, each with its last call's duration and cost. */
+  async results(orgId: string, campaignId: string, afterId: number, limit: number): Promise<ResultRow[]> {
+    const { rows } = await this.#db.execute<ResultRow>(sql`
+      SELECT c.id, c.phone_number, c.variables, c.status, c.attempts, c.call_sids->>-1 AS last_call_sid, c.last_outcome,
+             k.duration_seconds, k.total_cost::text AS total_cost
+      FROM campaign_contacts c
+      LEFT JOIN calls k ON k.client_id = c.client_id AND k.call_sid = c.call_sids->>-1
+      WHERE c.client_id = ${orgId} AND c.campaign_id = ${campaignId} AND c.id > ${afterId}
+      ORDER BY c.id LIMIT ${limit}`);
+    return rows.map((r) => ({ ...r, id: Number(r.id) }));
+  }
+}

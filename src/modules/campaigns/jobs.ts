@@ -1,0 +1,59 @@
+import { Type } from 'typebox';
+import { defineJob, jobUnit, type JobUnit } from '../../jobs/job.ts';
+import type { CampaignDialer } from './dialer.ts';
+
+const CampaignRef = Type.Object({ clientId: Type.String({ minLength: 1 }), campaignId: Type.String({ minLength: 1 }) });
+const Placement = Type.Object({
+  clientId: Type.String({ minLength: 1 }),
+  campaignId: Type.String({ minLength: 1 }),
+  contactId: Type.Integer({ minimum: 1 }),
+  callSid: Type.String({ minLength: 1 }),
+});
+
+/**
+ * One dial decision for one campaign, re-sent by itself with a delay while the campaign runs. The
+ * queue is `stately` with the campaign id as singleton key: at most one tick of a campaign waits, so
+ * the chain never multiplies, and the campaign row lock makes ticks on several workers take turns.
+ */
+export const CAMPAIGN_TICK = defineJob({
+  name: 'campaign-tick',
+  payload: CampaignRef,
+  options: () => ({ policy: 'stately', retryLimit: 10, retryDelay: 5, expireInSeconds: 120, retentionSeconds: 3600 }),
+});
+
+/** Placements whose retries ran out (a worker that died on the last try included): the attempt ends failed. */
+export const CAMPAIGN_PLACE_CALL_DEAD = defineJob({
+  name: 'campaign-place-call-dead',
+  payload: Placement,
+  options: () => ({ retentionSeconds: 14 * 86400 }),
+});
+
+/** Places one call the dialer created, through the CallPlacer. */
+export const CAMPAIGN_PLACE_CALL = defineJob({
+  name: 'campaign-place-call',
+  payload: Placement,
+  options: (config) => ({
+    expireInSeconds: config.expireSeconds, retryLimit: Math.max(1, config.retryLimit), retryDelay: 1, deadLetter: CAMPAIGN_PLACE_CALL_DEAD.name,
+  }),
+});
+
+/** Every minute: a running campaign whose tick chain was lost (it cannot be, but cheaply proven) gets a tick again. */
+export const CAMPAIGN_SWEEP = defineJob({
+  name: 'campaign-sweep',
+  payload: Type.Object({}),
+  options: () => ({ retryLimit: 1, expireInSeconds: 60, retentionSeconds: 3600 }),
+  cron: '* * * * *',
+});
+
+export const CAMPAIGN_JOBS = [CAMPAIGN_TICK, CAMPAIGN_PLACE_CALL_DEAD, CAMPAIGN_PLACE_CALL, CAMPAIGN_SWEEP] as const;
+
+export function campaignJobs(dialer: CampaignDialer): JobUnit[] {
+  return [
+    jobUnit(CAMPAIGN_TICK, async (payload) => {
+      await dialer.tick(payload.clientId, payload.campaignId);
+    }),
+    jobUnit(CAMPAIGN_PLACE_CALL, (payload) => dialer.place(payload)),
+    jobUnit(CAMPAIGN_PLACE_CALL_DEAD, (payload) => dialer.giveUp(payload)),
+    jobUnit(CAMPAIGN_SWEEP, () => dialer.sweep()),
+  ];
+}

@@ -1,0 +1,69 @@
+import { and, count, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/database.ts';
+import { newestFirst } from '../../db/keyset.ts';
+import { campaigns } from '../../db/schema/index.ts';
+
+export type CampaignRow = typeof campaigns.$inferSelect;
+export type NewCampaignRow = Omit<typeof campaigns.$inferInsert, 'clientId'>;
+
+/** The progress counters, one per contact status. */
+export type Counter = 'pending' | 'inProgress' | 'completed' | 'failed' | 'retrying' | 'skipped';
+
+/** Campaigns of one organization: every method takes the organization id first. */
+export class CampaignRepository {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  async insert(orgId: string, row: NewCampaignRow): Promise<CampaignRow> {
+    const [created] = await this.#db.insert(campaigns).values({ ...row, clientId: orgId }).returning();
+    return created!;
+  }
+
+  /** `forUpdate` holds the row to the end of the transaction: every move of its contacts and every dial decision take it first. */
+  async findById(orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<CampaignRow | undefined> {
+    const query = this.#db.select().from(campaigns).where(and(eq(campaigns.clientId, orgId), eq(campaigns.id, id)));
+    const [row] = options.forUpdate ? await query.for('update') : await query;
+    return row;
+  }
+
+  async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<CampaignRow[]> {
+    const page = newestFirst(campaigns, orgId, before);
+    return this.#db.select().from(campaigns).where(page.where).orderBy(...page.orderBy).limit(limit);
+  }
+
+  async count(orgId: string): Promise<number> {
+    const [row] = await this.#db.select({ n: count() }).from(campaigns).where(eq(campaigns.clientId, orgId));
+    return row?.n ?? 0;
+  }
+
+  async update(orgId: string, id: string, changes: Partial<NewCampaignRow>): Promise<CampaignRow> {
+    const [row] = await this.#db.update(campaigns).set({ ...changes, updatedAt: new Date() })
+      .where(and(eq(campaigns.clientId, orgId), eq(campaigns.id, id))).returning();
+    return row!;
+  }
+
+  /**
+   * Moves contacts between counters (`{pending: -3, inProgress: +3}`), in the transaction that moves
+   * the contacts themselves, so the counts always add up to `total`.
+   */
+  async shift(orgId: string, id: string, deltas: Partial<Record<Counter | 'total', number>>): Promise<CampaignRow> {
+    const changes: Record<string, unknown> = { updatedAt: new Date() };
+    for (const [name, n] of Object.entries(deltas)) {
+      if (n) changes[name] = sql`${campaigns[name as Counter | 'total']} + ${n}`;
+    }
+    const [row] = await this.#db.update(campaigns).set(changes).where(and(eq(campaigns.clientId, orgId), eq(campaigns.id, id))).returning();
+    if (!row) throw new Error(`campaign ${id} not found while moving its counters`);
+    return row;
+  }
+
+  async delete(orgId: string, id: string): Promise<void> {
+    await this.#db.delete(campaigns).where(and(eq(campaigns.clientId, orgId), eq(campaigns.id, id)));
+  }
+
+  /** Every running campaign (the periodic sweep restarts a dialer chain that was lost). Not organization-scoped: a system job. */
+  async running(): Promise<Array<{ id: string; clientId: string }>> {
+    return this.#db.select({ id: campaigns.id, clientId: campaigns.clientId }).from(campaigns).where(eq(campaigns.status, 'running'));
+  }
+}

@@ -1,0 +1,302 @@
+import { pipeline, Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import type { Static } from 'typebox';
+import type { RequestContext } from '../../core/context.ts';
+import { decodeCursor, encodeCursor, pageNewestFirst, type Page } from '../../core/cursor.ts';
+import { Errors, type FieldError } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { iso } from '../../core/schemas.ts';
+import { isTimeZone, parseInstant } from '../../core/time-zones.ts';
+import { withClientTransaction, type Database, type Db } from '../../db/database.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import type { AgentService } from '../agents/service.ts';
+import type { PhoneNumberService } from '../phone-numbers/service.ts';
+import { ContactRepository, type ContactRow, type NewContact } from './contacts-repository.ts';
+import type { ContactInput } from './contacts-import.ts';
+import { CampaignDialer } from './dialer.ts';
+import { CampaignRepository, type CampaignRow, type NewCampaignRow } from './repository.ts';
+import { clockMinutes } from './schedule.ts';
+import {
+  DEFAULTS, MAX_CONTACTS, type Campaign, type CampaignContact, type CampaignStatus, type ContactsUploadResult,
+  type CreateCampaignBody, type RejectionReason, type UpdateCampaignBody,
+} from './schemas.ts';
+
+type CampaignView = Static<typeof Campaign>;
+type ContactView = Static<typeof CampaignContact>;
+type UploadResult = Static<typeof ContactsUploadResult>;
+
+/** Contacts written per transaction while an upload streams in. */
+const BATCH = 1000;
+/** Rejections listed in an upload's answer (all are counted). */
+const MAX_LISTED_REJECTIONS = 100_000;
+
+export function toCampaignView(c: CampaignRow): CampaignView {
+  return {
+    campaign_id: c.id, name: c.name, agent_id: c.agentId, from_phone_number_id: c.fromPhoneNumberId, status: c.status as CampaignStatus,
+    schedule: { timezone: c.timezone, windows: c.windows, start_at: iso(c.startAt), end_at: iso(c.endAt) },
+    max_concurrency: c.maxConcurrency, calls_per_minute: c.callsPerMinute,
+    retry: { max_attempts: c.retryMaxAttempts, on: c.retryOn, delay_minutes: c.retryDelayMinutes },
+    progress: {
+      total: c.total, pending: c.pending, in_progress: c.inProgress, completed: c.completed, failed: c.failed, retrying: c.retrying, skipped: c.skipped,
+    },
+    client_id: c.clientId, created_at: iso(c.createdAt), updated_at: iso(c.updatedAt),
+  };
+}
+
+function toContactView(c: ContactRow): ContactView {
+  return {
+    row: c.row, phone_number: c.phoneNumber, variables: c.variables, status: c.status as ContactView['status'], attempts: c.attempts,
+    call_sids: c.callSids, last_outcome: c.lastOutcome, next_attempt_at: iso(c.nextAttemptAt), created_at: iso(c.createdAt), updated_at: iso(c.updatedAt),
+  };
+}
+
+type CampaignInput = Partial<Static<typeof CreateCampaignBody>>;
+
+/** The columns of a create or update body, after the checks no schema keyword can make. */
+function columns(input: CampaignInput): Partial<NewCampaignRow> {
+  const out: Partial<NewCampaignRow> = {};
+  const errors: FieldError[] = [];
+  if (input.name !== undefined) out.name = input.name;
+  if (input.agent_id !== undefined) out.agentId = input.agent_id;
+  if (input.from_phone_number_id !== undefined) out.fromPhoneNumberId = input.from_phone_number_id;
+  if (input.max_concurrency !== undefined) out.maxConcurrency = input.max_concurrency;
+  if (input.calls_per_minute !== undefined) out.callsPerMinute = input.calls_per_minute;
+  if (input.retry !== undefined) {
+    const retry = { ...DEFAULTS.retry, ...input.retry };
+    out.retryMaxAttempts = retry.max_attempts;
+    out.retryOn = retry.on;
+    out.retryDelayMinutes = retry.delay_minutes;
+  }
+  const schedule = input.schedule;
+  if (schedule) {
+    if (!isTimeZone(schedule.timezone)) errors.push({ path: 'body.schedule.timezone', message: 'is not an IANA time zone' });
+    schedule.windows.forEach((w, i) => {
+      if (clockMinutes(w.end) <= clockMinutes(w.start)) errors.push({ path: `body.schedule.windows.${i}.end`, message: 'must be after start (a window does not cross midnight)' });
+    });
+    const startAt = schedule.start_at ? parseInstant(schedule.start_at, 'body.schedule.start_at') : null;
+    const endAt = schedule.end_at ? parseInstant(schedule.end_at, 'body.schedule.end_at') : null;
+    if (startAt && endAt && endAt <= startAt) errors.push({ path: 'body.schedule.end_at', message: 'must be after start_at' });
+    Object.assign(out, { timezone: schedule.timezone, windows: schedule.windows, startAt, endAt });
+  }
+  if (errors.length) throw Errors.validation('Invalid campaign', errors);
+  return out;
+}
+
+const notAllowed = (c: CampaignRow, action: string) =>
+  Errors.conflict('invalid_campaign_transition', `A ${c.status} campaign cannot be ${action}`);
+
+export interface CampaignDeps {
+  database: Database;
+  queue: JobQueue;
+  agents: AgentService;
+  phoneNumbers: PhoneNumberService;
+}
+
+/** Campaigns: their definition, contacts and life cycle; the dialer (dialer.ts) calls their contacts. */
+export class CampaignService {
+  readonly #deps: CampaignDeps;
+  readonly #db: Db;
+  constructor(deps: CampaignDeps) {
+    this.#deps = deps;
+    this.#db = deps.database.db;
+  }
+
+  async create(ctx: RequestContext, input: Static<typeof CreateCampaignBody>): Promise<CampaignView> {
+    const values = columns({ max_concurrency: DEFAULTS.maxConcurrency, calls_per_minute: DEFAULTS.callsPerMinute, retry: {}, ...input } as CampaignInput);
+    await this.#checkReferences(ctx.orgId, input.agent_id, input.from_phone_number_id);
+    const row = await new CampaignRepository(this.#db).insert(ctx.orgId, { ...(values as NewCampaignRow), id: newId('cmp') });
+    return toCampaignView(row);
+  }
+
+  list(ctx: RequestContext, query: { page_size: number; cursor?: string }): Promise<Page<CampaignView>> {
+    return pageNewestFirst(new CampaignRepository(this.#db), ctx.orgId, query, toCampaignView);
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<CampaignView> {
+    const row = await new CampaignRepository(this.#db).findById(ctx.orgId, id);
+    if (!row) throw Errors.notFound('Campaign');
+    return toCampaignView(row);
+  }
+
+  /** Only while draft or paused: a running campaign's bounds do not move under the dialer. */
+  async update(ctx: RequestContext, id: string, input: Static<typeof UpdateCampaignBody>): Promise<CampaignView> {
+    const values = columns(input);
+    if (input.agent_id !== undefined || input.from_phone_number_id !== undefined) await this.#checkReferences(ctx.orgId, input.agent_id, input.from_phone_number_id);
+    return this.#db.transaction(async (tx) => {
+      const campaigns = new CampaignRepository(tx);
+      const current = await this.#lock(campaigns, ctx.orgId, id);
+      if (current.status !== 'draft' && current.status !== 'paused') throw notAllowed(current, 'changed');
+      return toCampaignView(await campaigns.update(ctx.orgId, id, values));
+    });
+  }
+
+  async delete(ctx: RequestContext, id: string): Promise<CampaignView> {
+    return this.#db.transaction(async (tx) => {
+      const campaigns = new CampaignRepository(tx);
+      const current = await this.#lock(campaigns, ctx.orgId, id);
+      if (current.status !== 'draft' && current.status !== 'paused') throw notAllowed(current, 'deleted');
+      await campaigns.delete(ctx.orgId, id);
+      return toCampaignView(current);
+    });
+  }
+
+  start(ctx: RequestContext, id: string): Promise<CampaignView> {
+    return this.#transition(ctx, id, ['draft'], 'started', async (c, tx) => {
+      if (c.total === 0) throw Errors.conflict('campaign_has_no_contacts', 'Add contacts before starting the campaign');
+      await this.#checkReferences(ctx.orgId, c.agentId, c.fromPhoneNumberId, tx);
+    });
+  }
+
+  pause(ctx: RequestContext, id: string): Promise<CampaignView> {
+    return this.#transition(ctx, id, ['running'], 'paused');
+  }
+
+  resume(ctx: RequestContext, id: string): Promise<CampaignView> {
+    return this.#transition(ctx, id, ['paused'], 'resumed');
+  }
+
+  /** Contacts still waiting are skipped; calls in progress finish and their contacts end completed or failed (no retry). */
+  cancel(ctx: RequestContext, id: string): Promise<CampaignView> {
+    return this.#transition(ctx, id, ['draft', 'running', 'paused'], 'cancelled');
+  }
+
+  async #transition(
+    ctx: RequestContext, id: string, from: CampaignStatus[], action: 'started' | 'paused' | 'resumed' | 'cancelled',
+    check?: (c: CampaignRow, tx: Db) => Promise<void>,
+  ) {
+    const to: CampaignStatus = action === 'paused' ? 'paused' : action === 'cancelled' ? 'cancelled' : 'running';
+    const row = await withClientTransaction(this.#deps.database, async (tx, client) => {
+      const campaigns = new CampaignRepository(tx);
+      const current = await this.#lock(campaigns, ctx.orgId, id);
+      if (!from.includes(current.status as CampaignStatus)) throw notAllowed(current, action);
+      await check?.(current, tx);
+      if (to === 'cancelled') {
+        const skipped = await new ContactRepository(tx).skipWaiting(ctx.orgId, id);
+        await campaigns.shift(ctx.orgId, id, { pending: -skipped.pending, retrying: -skipped.retrying, skipped: skipped.pending + skipped.retrying });
+      }
+      const updated = await campaigns.update(ctx.orgId, id, { status: to });
+      if (to === 'running') await CampaignDialer.schedule(this.#deps.queue, ctx.orgId, id, 0, client);
+      return updated;
+    });
+    return toCampaignView(row);
+  }
+
+  /**
+   * Adds contacts as they stream in, in batches of 1,000, each batch in one transaction that also
+   * moves `total` and `pending` (the campaign row locked, so the 100,000 limit holds against
+   * concurrent uploads). A number the campaign already has, earlier in the same upload included, is
+   * rejected as `duplicate`.
+   */
+  async addContacts(ctx: RequestContext, id: string, rows: AsyncIterable<ContactInput>): Promise<UploadResult> {
+    await this.#contactsAccepted(ctx.orgId, id);
+    const rejected: UploadResult['rejected'] = [];
+    let rejectedCount = 0;
+    let accepted = 0;
+    const reject = (row: number, reason: RejectionReason) => {
+      rejectedCount++;
+      if (rejected.length < MAX_LISTED_REJECTIONS) rejected.push({ row, reason });
+    };
+    let batch: NewContact[] = [];
+    const flush = async () => {
+      const contacts = batch;
+      batch = [];
+      if (!contacts.length) return;
+      const outcome = await this.#insertBatch(ctx.orgId, id, contacts);
+      accepted += outcome.inserted.size;
+      for (const c of contacts) {
+        if (outcome.inserted.has(c.row)) continue;
+        reject(c.row, c.row > outcome.lastRowWithin ? 'contact_limit' : 'duplicate');
+      }
+    };
+    for await (const row of rows) {
+      if ('reason' in row) {
+        reject(row.row, row.reason);
+        continue;
+      }
+      batch.push(row);
+      if (batch.length >= BATCH) await flush();
+    }
+    await flush();
+    rejected.sort((a, b) => a.row - b.row);
+    return { accepted, rejected, rejected_count: rejectedCount };
+  }
+
+  async #insertBatch(orgId: string, id: string, contacts: NewContact[]) {
+    return withClientTransaction(this.#deps.database, async (tx, client) => {
+      const campaigns = new CampaignRepository(tx);
+      const campaign = await this.#contactsAccepted(orgId, id, tx);
+      const room = Math.max(0, MAX_CONTACTS - campaign.total);
+      const within = contacts.slice(0, room);
+      const inserted = await new ContactRepository(tx).insertBatch(orgId, id, within);
+      if (inserted.size) {
+        await campaigns.shift(orgId, id, { total: inserted.size, pending: inserted.size });
+        // New contacts of a running campaign: its dialer may have been waiting on its last calls.
+        if (campaign.status === 'running') await CampaignDialer.schedule(this.#deps.queue, orgId, id, 0, client);
+      }
+      return { inserted, lastRowWithin: within.length ? within[within.length - 1]!.row : -1 };
+    });
+  }
+
+  /** The campaign, locked when `within` a transaction, if it still takes contacts (not completed or cancelled). */
+  async #contactsAccepted(orgId: string, id: string, within?: Db): Promise<CampaignRow> {
+    const campaigns = new CampaignRepository(within ?? this.#db);
+    const campaign = within ? await this.#lock(campaigns, orgId, id) : await campaigns.findById(orgId, id);
+    if (!campaign) throw Errors.notFound('Campaign');
+    if (campaign.status === 'completed' || campaign.status === 'cancelled') {
+      throw Errors.conflict('campaign_finished', `The campaign is ${campaign.status}: it takes no more contacts`);
+    }
+    return campaign;
+  }
+
+  async listContacts(ctx: RequestContext, id: string, query: { status?: string; page_size: number; cursor?: string }): Promise<Page<ContactView>> {
+    if (!(await new CampaignRepository(this.#db).findById(ctx.orgId, id))) throw Errors.notFound('Campaign');
+    const after = query.cursor ? decodeCursor(query.cursor) : undefined;
+    const afterId = after ? Number(after.id) : undefined;
+    if (after && (!Number.isSafeInteger(afterId) || afterId! < 0)) throw Errors.invalidCursor();
+    const rows = await new ContactRepository(this.#db).list(ctx.orgId, id, { status: query.status, afterId, limit: query.page_size + 1 });
+    const hasMore = rows.length > query.page_size;
+    const page = rows.slice(0, query.page_size);
+    const last = page[page.length - 1];
+    return { items: page.map(toContactView), hasMore, nextCursor: hasMore && last ? encodeCursor({ value: null, id: String(last.id) }) : null };
+  }
+
+  /**
+   * The results as CSV, streamed page by page (csv-stringify): one row per contact in upload order
+   * with its variables (one column each, sorted by name), final status, attempts, last call sid,
+   * last outcome, and that call's duration and cost.
+   */
+  async results(ctx: RequestContext, id: string): Promise<{ filename: string; body: Readable }> {
+    const campaign = await new CampaignRepository(this.#db).findById(ctx.orgId, id);
+    if (!campaign) throw Errors.notFound('Campaign');
+    const contacts = new ContactRepository(this.#db);
+    const names = await contacts.variableNames(ctx.orgId, id);
+    const header = ['phone_number', ...names, 'status', 'attempts', 'last_call_sid', 'last_outcome', 'duration_seconds', 'cost'];
+    async function* records() {
+      yield header;
+      for (let after = 0; ;) {
+        const page = await contacts.results(ctx.orgId, id, after, 1000);
+        for (const r of page) {
+          yield [r.phone_number, ...names.map((n) => r.variables[n] ?? ''), r.status, r.attempts, r.last_call_sid ?? '', r.last_outcome ?? '',
+            r.duration_seconds ?? '', r.total_cost === null ? '' : Number(r.total_cost)];
+        }
+        if (page.length < 1000) return;
+        after = page[page.length - 1]!.id;
+      }
+    }
+    const body = stringify();
+    pipeline(Readable.from(records()), body, () => {}); // an error (the database) ends the response early, never silently
+    return { filename: `${id}-results.csv`, body };
+  }
+
+  async #lock(campaigns: CampaignRepository, orgId: string, id: string): Promise<CampaignRow> {
+    const row = await campaigns.findById(orgId, id, { forUpdate: true });
+    if (!row) throw Errors.notFound('Campaign');
+    return row;
+  }
+
+  /** `within`: inside a transaction every query goes through it (the embedded database's one session would otherwise wait on itself). */
+  async #checkReferences(orgId: string, agentId: string | undefined, phoneNumberId: string | undefined, within?: Db): Promise<void> {
+    if (agentId !== undefined) await this.#deps.agents.requireAgent(orgId, agentId, { within });
+    if (phoneNumberId !== undefined) await this.#deps.phoneNumbers.requireOutboundNumber(orgId, phoneNumberId, within);
+  }
+}

@@ -1,0 +1,106 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/database.ts';
+import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
+import { newestFirst } from '../../db/keyset.ts';
+
+export type EventRow = typeof events.$inferSelect;
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+export type NewEndpointRow = Omit<typeof webhookEndpoints.$inferInsert, 'clientId'>;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+type Before = { at: Date; id: string } | undefined;
+
+/** Events of one organization: every method takes the organization id first. */
+export class EventRepository {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  async list(orgId: string, limit: number, types: string[] | undefined, before: Before): Promise<EventRow[]> {
+    const page = newestFirst(events, orgId, before);
+    const filter = types?.length ? inArray(events.type, types) : undefined;
+    return this.#db.select().from(events).where(and(page.where, filter)).orderBy(...page.orderBy).limit(limit);
+  }
+
+  async findById(orgId: string, eventId: string): Promise<EventRow | undefined> {
+    const [row] = await this.#db.select().from(events).where(and(eq(events.clientId, orgId), eq(events.id, eventId)));
+    return row;
+  }
+
+  /** Deletes events older than `cutoff` (every organization's: the retention job), a batch at a time. */
+  static async deleteOlderThan(db: Executor, cutoff: Date, batch = 5000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { rowCount } = await db.execute(sql`
+        DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ${cutoff.toISOString()}::timestamptz LIMIT ${batch})`);
+      total += rowCount ?? 0;
+      if ((rowCount ?? 0) < batch) return total;
+    }
+  }
+}
+
+/** Webhook endpoints of one organization. */
+export class WebhookRepository {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  async insert(orgId: string, row: NewEndpointRow): Promise<EndpointRow> {
+    const [created] = await this.#db.insert(webhookEndpoints).values({ ...row, clientId: orgId }).returning();
+    return created!;
+  }
+
+  async findById(orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<EndpointRow | undefined> {
+    const query = this.#db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.clientId, orgId), eq(webhookEndpoints.id, id)));
+    const [row] = options.forUpdate ? await query.for('update') : await query;
+    return row;
+  }
+
+  async list(orgId: string, limit: number, before: Before): Promise<EndpointRow[]> {
+    const page = newestFirst(webhookEndpoints, orgId, before);
+    return this.#db.select().from(webhookEndpoints).where(page.where).orderBy(...page.orderBy).limit(limit);
+  }
+
+  async update(orgId: string, id: string, changes: Partial<NewEndpointRow>): Promise<EndpointRow | undefined> {
+    const [row] = await this.#db.update(webhookEndpoints).set({ ...changes, updatedAt: new Date() })
+      .where(and(eq(webhookEndpoints.clientId, orgId), eq(webhookEndpoints.id, id))).returning();
+    return row;
+  }
+
+  async delete(orgId: string, id: string): Promise<EndpointRow | undefined> {
+    const [row] = await this.#db.delete(webhookEndpoints).where(and(eq(webhookEndpoints.clientId, orgId), eq(webhookEndpoints.id, id))).returning();
+    return row;
+  }
+}
+
+/** Deliveries of one organization's endpoints. */
+export class DeliveryRepository {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  async findById(orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<DeliveryRow | undefined> {
+    const query = this.#db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.clientId, orgId), eq(webhookDeliveries.id, id)));
+    const [row] = options.forUpdate ? await query.for('update') : await query;
+    return row;
+  }
+
+  async list(orgId: string, endpointId: string, limit: number, filters: { status?: string; eventType?: string }, before: Before): Promise<DeliveryRow[]> {
+    const page = newestFirst(webhookDeliveries, orgId, before);
+    return this.#db.select().from(webhookDeliveries).where(and(
+      page.where, eq(webhookDeliveries.endpointId, endpointId),
+      filters.status ? eq(webhookDeliveries.status, filters.status) : undefined,
+      filters.eventType ? eq(webhookDeliveries.eventType, filters.eventType) : undefined,
+    )).orderBy(...page.orderBy).limit(limit);
+  }
+
+  async update(orgId: string, id: string, changes: Partial<typeof webhookDeliveries.$inferInsert>): Promise<DeliveryRow> {
+    const [row] = await this.#db.update(webhookDeliveries).set({ ...changes, updatedAt: new Date() })
+      .where(and(eq(webhookDeliveries.clientId, orgId), eq(webhookDeliveries.id, id))).returning();
+    return row!;
+  }
+}
+

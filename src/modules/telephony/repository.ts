@@ -1,0 +1,52 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Executor } from '../../db/database.ts';
+import { calls, integrations, phoneNumbers } from '../../db/schema/index.ts';
+
+export type TelephonyNumber = typeof phoneNumbers.$inferSelect;
+export type TelephonyCall = typeof calls.$inferSelect;
+export type TelephonyIntegration = typeof integrations.$inferSelect;
+
+/**
+ * The carrier's webhooks arrive without an organization: the called number (unique in the whole
+ * system) or the carrier's call sid (unique at the carrier) names it. These two lookups are the
+ * only ones that start without an organization id; everything after them takes the one they found,
+ * and nothing is trusted before the request's signature is checked with that organization's token.
+ */
+export class TelephonyRepository {
+  readonly #db: Executor;
+  constructor(db: Executor) {
+    this.#db = db;
+  }
+
+  async numberByE164(phoneNumber: string): Promise<TelephonyNumber | undefined> {
+    const [row] = await this.#db.select().from(phoneNumbers).where(eq(phoneNumbers.phoneNumber, phoneNumber)).limit(1);
+    return row;
+  }
+
+  async callByProviderSid(providerCallSid: string): Promise<TelephonyCall | undefined> {
+    const [row] = await this.#db.select().from(calls).where(eq(calls.providerCallSid, providerCallSid)).limit(1);
+    return row;
+  }
+
+  async call(orgId: string, callSid: string, options: { forUpdate?: boolean } = {}): Promise<TelephonyCall | undefined> {
+    const query = this.#db.select().from(calls).where(and(eq(calls.clientId, orgId), eq(calls.callSid, callSid)));
+    const [row] = options.forUpdate ? await query.for('update') : await query;
+    return row;
+  }
+
+  async numberOf(orgId: string, phoneNumber: string): Promise<TelephonyNumber | undefined> {
+    const [row] = await this.#db.select().from(phoneNumbers).where(and(eq(phoneNumbers.clientId, orgId), eq(phoneNumbers.phoneNumber, phoneNumber)));
+    return row;
+  }
+
+  async integration(orgId: string, id: string): Promise<TelephonyIntegration | undefined> {
+    const [row] = await this.#db.select().from(integrations).where(and(eq(integrations.clientId, orgId), eq(integrations.id, id)));
+    return row;
+  }
+
+  /** Records the carrier's sid of a call placed or answered through it (the first one stays). */
+  async setProviderCallSid(orgId: string, callSid: string, providerCallSid: string): Promise<void> {
+    await this.#db.update(calls).set({ providerCallSid, updatedAt: new Date() })
+      .where(and(eq(calls.clientId, orgId), eq(calls.callSid, callSid), isNull(calls.providerCallSid)));
+  }
+}

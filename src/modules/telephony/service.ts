@@ -1,0 +1,174 @@
+import type { Db } from '../../db/database.ts';
+import type { Logger } from '../../core/logger.ts';
+import { AppError, Errors } from '../../core/errors.ts';
+import { newCallSid } from '../../core/ids.ts';
+import type { AgentService } from '../agents/service.ts';
+import { isFinal, statusStage, type CallService, type CallStatus } from '../calls/service.ts';
+import type { IntegrationService } from '../integrations/service.ts';
+import { TelephonyRepository, type TelephonyCall, type TelephonyNumber } from './repository.ts';
+import { verifyCarrierSignature } from './signature.ts';
+import { connectStream, dialSip, reject } from './twiml.ts';
+
+/** A request of the carrier to one of its webhooks. */
+export interface CarrierRequest {
+  /** The request's query string with its `?` ('' without one): the carrier signed it with the URL. */
+  query: string;
+  /** The form parameters, every one of which the signature covers. */
+  params: Record<string, string>;
+  signature: string | undefined;
+}
+
+/** Where the carrier's calls are connected to the voice runtime (RUNTIME_STREAM_URL / RUNTIME_SIP_URI). */
+export interface RuntimeTargets {
+  streamUrl: string | undefined;
+  sipUri: string | undefined;
+}
+
+/** The carrier's call statuses (Twilio's words) as the platform's. */
+const STATUSES: Record<string, CallStatus> = {
+  initiated: 'queued', queued: 'queued', ringing: 'ringing', 'in-progress': 'in_progress', answered: 'in_progress',
+  completed: 'completed', busy: 'busy', 'no-answer': 'no_answer', failed: 'failed', canceled: 'canceled',
+};
+
+/**
+ * Calls the platform places carry their organization and sid in the URLs given to the carrier
+ * (`?org=...&call_sid=...`), signed by the carrier with the rest of the URL, so their webhooks find
+ * the call even before the carrier's own sid is stored.
+ */
+export function placedCallQuery(orgId: string, callSid: string): string {
+  return `?${new URLSearchParams({ org: orgId, call_sid: callSid })}`;
+}
+
+function placedCall(query: string): { orgId: string; callSid: string } | undefined {
+  const params = new URLSearchParams(query);
+  const orgId = params.get('org');
+  const callSid = params.get('call_sid');
+  return orgId && callSid ? { orgId, callSid } : undefined;
+}
+
+export interface TelephonyDeps {
+  db: Db;
+  calls: CallService;
+  agents: AgentService;
+  integrations: IntegrationService;
+  /** The URLs given to the carrier, exactly as it signs them (CARRIER_A_VOICE_URL, CARRIER_A_STATUS_URL). */
+  urls: { voice: string; status: string };
+  runtime: RuntimeTargets;
+  log: Logger;
+}
+
+/** carrier_a's voice and status webhooks (extensions.md §2): a ringing phone to a billed, reported call. */
+export class TelephonyService {
+  readonly #deps: TelephonyDeps;
+  readonly #lookups: TelephonyRepository;
+  constructor(deps: TelephonyDeps) {
+    this.#deps = deps;
+    this.#lookups = new TelephonyRepository(deps.db);
+  }
+
+  /** The TwiML answer to a call arriving at the carrier: the caller connected to the voice runtime, or rejected. */
+  async answerVoice(req: CarrierRequest): Promise<string> {
+    const placed = placedCall(req.query);
+    if (placed) return this.#answerPlaced(req, placed);
+    const number = await this.#lookups.numberByE164(req.params.To ?? '');
+    // An unknown number has no token to check a signature with; rejecting changes nothing.
+    if (!number || number.provider !== 'carrier_a') return reject();
+    await this.#verify(number, this.#deps.urls.voice, req);
+    if (!number.agentId) return reject();
+    const providerCallSid = req.params.CallSid || undefined;
+    const retried = providerCallSid ? await this.#lookups.callByProviderSid(providerCallSid) : undefined;
+    if (retried && retried.clientId === number.clientId) return this.#connect(retried);
+
+    const agent = await this.#deps.agents.requireAgent(number.clientId, number.agentId);
+    const status = STATUSES[req.params.CallStatus ?? ''];
+    const row = {
+      callSid: newCallSid(), agentId: agent.id, agentName: agent.agentName, callType: 'inbound',
+      status: status === 'queued' ? 'queued' : 'ringing', toNumber: number.phoneNumber, fromNumber: req.params.From || null,
+      recordingEnabled: agent.recordingEnabled, providerCallSid: providerCallSid ?? null,
+    };
+    try {
+      const { call, admitted } = await this.#deps.db.transaction((tx) => this.#deps.calls.openCall(tx, number.clientId, row, 'record_failed'));
+      return admitted ? this.#connect(call) : reject();
+    } catch (err) {
+      // The carrier sent the same call twice at once: the other request made it.
+      if (!(err instanceof AppError && err.code === 'call_exists') || !providerCallSid) throw err;
+      const made = await this.#lookups.callByProviderSid(providerCallSid);
+      if (!made) throw err;
+      return this.#connect(made);
+    }
+  }
+
+  /**
+   * A status callback: the carrier's status and duration applied to the call. Only moves forward:
+   * a repeated, late or out-of-order callback changes nothing, and a final one ends the call through
+   * the path of every final report (CallService.applyReport), so the call is billed and counted once.
+   */
+  async applyStatus(req: CarrierRequest): Promise<void> {
+    const placed = placedCall(req.query);
+    const providerCallSid = req.params.CallSid || undefined;
+    const call = placed
+      ? await this.#lookups.call(placed.orgId, placed.callSid)
+      : providerCallSid ? await this.#lookups.callByProviderSid(providerCallSid) : undefined;
+    const number = call
+      ? await this.#lookups.numberOf(call.clientId, (call.callType === 'outbound' ? call.fromNumber : call.toNumber) ?? '')
+      : (await this.#lookups.numberByE164(req.params.To ?? '')) ?? (await this.#lookups.numberByE164(req.params.From ?? ''));
+    if (!number || number.provider !== 'carrier_a') throw Errors.signatureInvalid();
+    await this.#verify(number, this.#deps.urls.status, req);
+    const status = STATUSES[req.params.CallStatus ?? ''];
+    if (!call || !status) return; // a call this platform never made (rejected), or a status it does not track
+    if (placed && providerCallSid) await this.#lookups.setProviderCallSid(call.clientId, call.callSid, providerCallSid);
+
+    await this.#deps.db.transaction(async (tx) => {
+      const current = await new TelephonyRepository(tx).call(call.clientId, call.callSid, { forUpdate: true });
+      if (!current || isFinal(current.status) || statusStage(status) <= statusStage(current.status)) return;
+      if (!isFinal(status)) {
+        await this.#deps.calls.applyReport(tx, call.clientId, call.callSid, { status });
+        return;
+      }
+      const duration = Number(req.params.CallDuration);
+      const seconds = Number.isFinite(duration) && duration >= 0 && duration <= 86_400 ? duration : undefined;
+      const now = new Date();
+      // A call whose answer was never reported started CallDuration seconds before it ended.
+      const start = !current.startTime && seconds ? new Date(now.getTime() - seconds * 1000).toISOString() : undefined;
+      await this.#deps.calls.applyReport(tx, call.clientId, call.callSid, {
+        status, end_time: now.toISOString(), ...(start ? { start_time: start } : {}),
+        ...(seconds === undefined ? {} : { duration_seconds: seconds }),
+        ...(status === 'failed' ? { end_reason: 'error' as const } : {}),
+      });
+    });
+  }
+
+  /** The carrier calls a number the platform dialled once it answers: the callee is connected to the runtime. */
+  async #answerPlaced(req: CarrierRequest, placed: { orgId: string; callSid: string }): Promise<string> {
+    const call = await this.#lookups.call(placed.orgId, placed.callSid);
+    const number = call?.fromNumber ? await this.#lookups.numberOf(call.clientId, call.fromNumber) : undefined;
+    if (!call || !number || number.provider !== 'carrier_a') throw Errors.signatureInvalid();
+    await this.#verify(number, this.#deps.urls.voice, req);
+    if (req.params.CallSid) await this.#lookups.setProviderCallSid(call.clientId, call.callSid, req.params.CallSid);
+    return this.#connect(call);
+  }
+
+  /** The TwiML connecting a live call to the voice runtime; an ended call, or no runtime configured, is rejected. */
+  async #connect(call: TelephonyCall): Promise<string> {
+    if (isFinal(call.status)) return reject();
+    const { streamUrl, sipUri } = this.#deps.runtime;
+    if (streamUrl) return connectStream(streamUrl, { call_sid: call.callSid, agent_id: call.agentId });
+    if (sipUri) return dialSip(sipUri, { 'X-Call-Sid': call.callSid, 'X-Agent-Id': call.agentId });
+    this.#deps.log.warn({ callSid: call.callSid }, 'carrier call rejected: neither RUNTIME_STREAM_URL nor RUNTIME_SIP_URI is set');
+    await this.#deps.db.transaction((tx) => this.#deps.calls.applyReport(tx, call.clientId, call.callSid, { status: 'failed', end_reason: 'error' }))
+      .catch((err: unknown) => { if (!(err instanceof AppError && err.code === 'call_finalized')) throw err; });
+    return reject();
+  }
+
+  /** 403 unless the request is signed with the auth token of the integration the number was imported through. */
+  async #verify(number: TelephonyNumber, baseUrl: string, req: CarrierRequest): Promise<void> {
+    const integration = number.integrationId ? await this.#lookups.integration(number.clientId, number.integrationId) : undefined;
+    if (!integration) throw Errors.signatureInvalid();
+    const credentials = this.#deps.integrations.credentialsOf(integration);
+    const params = Object.entries(req.params);
+    // The URL as the carrier requested it: the configured address with the query of this request.
+    const url = baseUrl.split('?')[0] + req.query;
+    if (!verifyCarrierSignature(credentials.auth_token, url, params, req.signature)) throw Errors.signatureInvalid();
+    if (req.params.AccountSid !== undefined && req.params.AccountSid !== credentials.account_sid) throw Errors.signatureInvalid();
+  }
+}

@@ -33,6 +33,7 @@ import { limitsRoutes } from './modules/limits/routes.ts';
 import { eventRoutes } from './modules/events/routes.ts';
 import { campaignRoutes } from './modules/campaigns/routes.ts';
 import { telephonyRoutes } from './modules/telephony/routes.ts';
+import { dialRoutes } from './modules/calls/dial-routes.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -142,6 +143,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   await app.register(eventRoutes(services.events, services.webhooks));
   await app.register(campaignRoutes(services.campaigns));
   await app.register(telephonyRoutes(services.telephony));
+  await app.register(dialRoutes(services.dialing));
 
   if (options.closeServices) app.addHook('onClose', () => services.close());
   await app.ready();

@@ -24,18 +24,18 @@ import { CachedKeyLookup, CredentialCache } from './modules/api-keys/credential-
 import { LocalRevocations, SharedRevocations, type Revocations } from './modules/api-keys/revocations.ts';
 import type { ApiKeyLookup } from './core/auth/ports.ts';
 import { BillingService } from './modules/billing/service.ts';
-import { CallService } from './modules/calls/service.ts';
+import { CallService, type CallPlacer } from './modules/calls/service.ts';
 import { auditJobs } from './modules/audit/jobs.ts';
 import { AuditService } from './modules/audit/service.ts';
 import { dataRetentionJobs, RetentionSweeper } from './modules/calls/retention.ts';
 import { DataSettingsService } from './modules/data-settings/service.ts';
 import { LimitsService } from './modules/limits/service.ts';
-import { ActiveCallCapacity } from './modules/campaigns/capacity.ts';
-import { CampaignDialer, RUNTIME_PLACER, type CallPlacer } from './modules/campaigns/dialer.ts';
+import { CampaignDialer } from './modules/campaigns/dialer.ts';
 import { campaignJobs } from './modules/campaigns/jobs.ts';
 import { CampaignOutcomes } from './modules/campaigns/outcomes.ts';
 import { CampaignService } from './modules/campaigns/service.ts';
 import { TelephonyService } from './modules/telephony/service.ts';
+import { OutboundDialing } from './modules/telephony/dialing.ts';
 import { RecordingService } from './modules/calls/recordings.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { idempotencyJobs } from './modules/idempotency/jobs.ts';
@@ -106,6 +106,8 @@ export interface Services {
   /** Calls the contacts of running campaigns (its ticks are jobs; tests drive it directly with their clock). */
   dialer: CampaignDialer;
   telephony: TelephonyService;
+  /** Places outbound calls: POST /api/calls/dial and every campaign call. */
+  dialing: OutboundDialing;
   /** The job units the workers register (src/jobs/workers.ts). */
   jobs: JobUnit[];
   /** Stops what these services started (the job queue, when it was made here). */
@@ -125,7 +127,7 @@ export interface ServiceOptions {
   background?: boolean;
   /** The clock of webhook deliveries and events (tests move it to reach the 5-day rule). */
   now?: () => Date;
-  /** How campaign calls are placed (default: left queued for the voice runtime). */
+  /** How campaign calls are placed (default: with the from number's provider, as dial places them). */
   placer?: CallPlacer;
 }
 
@@ -206,10 +208,14 @@ export async function buildServices(config: Config, database: Database, options:
   });
   const dialerNow = now ?? (() => new Date());
   // A call of a campaign that ends moves its contact in the call's own transaction.
-  calls.onCallEnded(new CampaignOutcomes({ now: dialerNow }));
+  calls.onCallEnded(new CampaignOutcomes({ now: dialerNow, outbox }));
+  const dialing = new OutboundDialing({
+    db, calls, agents, phoneNumbers, integrations, billing, carrier: adapters.carrier, sip: adapters.sip,
+    urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, log,
+  });
   const dialer = new CampaignDialer({
-    database, queue, calls, agents, phoneNumbers, placer: options.placer ?? RUNTIME_PLACER, capacity: new ActiveCallCapacity(),
-    balance: (within, orgId) => billing.balanceOf(within, orgId), log, now: dialerNow,
+    database, queue, calls, agents, phoneNumbers, placer: options.placer ?? dialing, capacity: limits,
+    balance: (within, orgId) => billing.balanceOf(within, orgId), outbox, log, now: dialerNow,
   });
 
   return {
@@ -226,6 +232,7 @@ export async function buildServices(config: Config, database: Database, options:
     phoneNumbers,
     knowledgeBase: new KnowledgeBaseService({ database, queue, store: adapters.store, embedder: adapters.embedder, agents, audit }),
     calls,
+    dialing,
     telephony: new TelephonyService({
       db, calls, agents, integrations, urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, runtime: config.runtime, log,
     }),

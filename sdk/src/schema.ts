@@ -1357,6 +1357,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/calls/dial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place an outbound call from a number of the organization: created queued and placed with the number's provider (carrier_a Calls.json, LiveKit CreateSIPParticipant, or left queued for the runtime by the local SIP backend). 409 outbound_not_supported / insufficient_credits / carrier_rejected, 429 concurrency_limit, 502 carrier_unavailable (the call is then failed, not charged). Send Idempotency-Key to retry safely: the same key dials once
+         * @description Place an outbound call from a number of the organization: created queued and placed with the number's provider (carrier_a Calls.json, LiveKit CreateSIPParticipant, or left queued for the runtime by the local SIP backend). 409 outbound_not_supported / insufficient_credits / carrier_rejected, 429 concurrency_limit, 502 carrier_unavailable (the call is then failed, not charged). Send Idempotency-Key to retry safely: the same key dials once
+         */
+        post: operations["dialCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5021,6 +5041,34 @@ export interface components {
          * @example <?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="wss://runtime.example/stream"><Parameter name="call_sid" value="call_a1b2c3"/><Parameter name="agent_id" value="agent_0123456789ab"/></Stream></Connect></Response>
          */
         TwiML: string;
+        /**
+         * DialCallBody
+         * @example {
+         *       "agent_id": "example",
+         *       "to_number": "+14155550100",
+         *       "from_phone_number_id": "example",
+         *       "metadata": {
+         *         "crm_id": "lead-4711",
+         *         "campaign": {
+         *           "name": "spring"
+         *         }
+         *       },
+         *       "variables": {
+         *         "customer_name": "Ada",
+         *         "appointment": "Tuesday 10:00"
+         *       }
+         *     }
+         */
+        DialCallBody: {
+            /** @description The agent that talks to the callee */
+            agent_id: string;
+            /** @description E.164, e.g. +14155550100 */
+            to_number: string;
+            /** @description An outbound number of the organization (supports_outbound) */
+            from_phone_number_id: string;
+            metadata?: components["schemas"]["CallMetadata"];
+            variables?: components["schemas"]["CallVariables"];
+        };
     };
     responses: never;
     parameters: never;
@@ -11535,6 +11583,107 @@ export interface operations {
             };
             /** @description Internal server error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dialCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DialCallBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A provider the request depends on refused or did not answer */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -44,6 +44,8 @@ function table(): Record<string, readonly Role[]> {
   permissions['members:delete'] = ADMINS;
   permissions['billing:purchase'] = ADMINS;
   permissions['calls:write'] = MANAGERS;
+  // extensions.md §2: placing calls is for admins and agent managers.
+  permissions['calls:dial'] = MANAGERS;
   // extensions.md §6 names no role for reading limits: every member sees the limits its requests meet.
   permissions['limits:read'] = ALL;
   // extensions.md §3: campaigns are read by every role and run by admins and agent managers.

@@ -1,10 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { signCarrierRequest } from './telephony.ts';
 
 /**
  * A stand-in for `carrier_a` (Twilio-compatible REST API) on 127.0.0.1: the account call, the
  * account's numbers (`IncomingPhoneNumbers.json?PhoneNumber=`) and their update (`VoiceUrl`).
  * Knows one account; an account SID starting with "AChang" never gets an answer (a provider that hangs).
+ * Outbound calls (`Calls.json`) are accepted, refused or left hanging as the test says, and then
+ * played as the carrier would: signed form posts to the call's `Url` and `StatusCallback`.
  */
 export interface CarrierStandIn {
   url: string;
@@ -13,7 +17,36 @@ export interface CarrierStandIn {
   numbers: Map<string, { sid: string; voiceUrl?: string; voiceMethod?: string; statusCallback?: string }>;
   addNumber(phoneNumber: string): string;
   requests: Array<{ method: string; url: string; authorization?: string }>;
+  /** The calls placed through `Calls.json`, in order, with the form parameters they came with. */
+  placed: PlacedCall[];
+  /** How `Calls.json` answers a call to `to` (default: accept). */
+  placement: (to: string) => 'accept' | 'reject' | 'hang';
+  /** Played at once after an accepted placement when it returns an outcome (default: the test plays calls itself). */
+  autoPlay: (call: PlacedCall) => Outcome | undefined;
+  /** Plays a placed call to its end: the status callbacks (and, when answered, the voice request) in the carrier's order. */
+  play(sid: string, outcome: Outcome): Promise<void>;
+  /** Calls placed and not yet ended as the carrier sees them, now and at most. */
+  active: { now: number; max: number };
   close(): Promise<void>;
+}
+
+export interface Outcome {
+  result: 'answered' | 'busy' | 'no-answer' | 'failed';
+  /** Answered calls: how long the call lasts (reported as CallDuration) and is held open before it completes. */
+  durationSeconds?: number;
+  holdMs?: number;
+}
+
+export interface PlacedCall {
+  sid: string;
+  to: string;
+  from: string;
+  url: string;
+  statusCallback: string;
+  statusCallbackEvents: string[];
+  /** The webhooks' answers, in order: `status <code>` per post, the voice answer's body. */
+  answers: string[];
+  ended: boolean;
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown) {
@@ -26,17 +59,71 @@ export async function startCarrierStandIn(): Promise<CarrierStandIn> {
   const requests: CarrierStandIn['requests'] = [];
   const numbers: CarrierStandIn['numbers'] = new Map();
   let nextSid = 1;
+  const placed: PlacedCall[] = [];
+  const active = { now: 0, max: 0 };
+  let nextCall = 1;
+  // Call sids are unique at the carrier: stand-ins of one test run (or of runs on one database) never repeat one.
+  const runId = randomBytes(6).toString('hex');
+
+  const post = async (call: PlacedCall, url: string, params: Record<string, string>) => {
+    const full = { CallSid: call.sid, AccountSid: account.sid, From: call.from, To: call.to, Direction: 'outbound-api', ApiVersion: '2010-04-01', ...params };
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signCarrierRequest(account.token, url, full) },
+      body: new URLSearchParams(full).toString(),
+    });
+    const text = await res.text();
+    call.answers.push(`status ${res.status}`);
+    return text;
+  };
+  const play = async (sid: string, outcome: Outcome) => {
+    const call = placed.find((c) => c.sid === sid);
+    if (!call || call.ended) throw new Error(`no live placed call ${sid}`);
+    const status = (CallStatus: string, extra: Record<string, string> = {}) => post(call, call.statusCallback, { CallStatus, ...extra });
+    try {
+      await status('initiated');
+      await status('ringing');
+      if (outcome.result !== 'answered') {
+        await status(outcome.result);
+        return;
+      }
+      call.answers.push(await post(call, call.url, { CallStatus: 'in-progress' }));
+      await status('in-progress');
+      if (outcome.holdMs) await new Promise((r) => setTimeout(r, outcome.holdMs));
+      await status('completed', { CallDuration: String(outcome.durationSeconds ?? 0) });
+    } finally {
+      call.ended = true;
+      active.now--;
+    }
+  };
+  const placeCall = (res: http.ServerResponse, form: URLSearchParams) => {
+    const to = form.get('To') ?? '';
+    const answer = standIn.placement(to);
+    if (answer === 'hang') return;
+    if (answer === 'reject') return send(res, 400, { code: 21211, message: `The 'To' number ${to} is not a valid phone number.`, status: 400 });
+    const call: PlacedCall = {
+      sid: `CA${runId}${String(nextCall++).padStart(20, '0')}`, to, from: form.get('From') ?? '', url: form.get('Url') ?? '',
+      statusCallback: form.get('StatusCallback') ?? '', statusCallbackEvents: form.getAll('StatusCallbackEvent'), answers: [], ended: false,
+    };
+    placed.push(call);
+    active.now++;
+    active.max = Math.max(active.max, active.now);
+    send(res, 201, { sid: call.sid, status: 'queued', to, from: call.from, direction: 'outbound-api' });
+    const outcome = standIn.autoPlay(call);
+    if (outcome) setImmediate(() => void play(call.sid, outcome).catch(() => {}));
+  };
   const server = http.createServer(async (req, res) => {
     requests.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization });
     let body = '';
     for await (const chunk of req) body += chunk;
     const url = new URL(req.url!, 'http://stand-in');
-    const match = /^\/2010-04-01\/Accounts\/([^/]+?)(\.json|\/IncomingPhoneNumbers\.json|\/IncomingPhoneNumbers\/([^/]+)\.json)$/.exec(url.pathname);
+    const match = /^\/2010-04-01\/Accounts\/([^/]+?)(\.json|\/Calls\.json|\/IncomingPhoneNumbers\.json|\/IncomingPhoneNumbers\/([^/]+)\.json)$/.exec(url.pathname);
     if (!match) return send(res, 404, { code: 20404, message: 'The requested resource was not found' });
     if (match[1]!.startsWith('AChang')) return; // never answers
     const expected = `Basic ${Buffer.from(`${account.sid}:${account.token}`).toString('base64')}`;
     if (match[1] !== account.sid || req.headers.authorization !== expected) return send(res, 401, { code: 20003, message: 'Authenticate' });
 
+    if (match[2] === '/Calls.json' && req.method === 'POST') return placeCall(res, new URLSearchParams(body));
     if (match[2] === '.json') return send(res, 200, { sid: account.sid, status: 'active', friendly_name: 'Stand-in account' });
     if (match[2] === '/IncomingPhoneNumbers.json' && req.method === 'GET') {
       const wanted = url.searchParams.get('PhoneNumber');
@@ -52,7 +139,7 @@ export async function startCarrierStandIn(): Promise<CarrierStandIn> {
     send(res, 200, { sid: entry[1].sid, phone_number: entry[0], voice_url: entry[1].voiceUrl, voice_method: entry[1].voiceMethod });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
+  const standIn: CarrierStandIn = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     account,
     numbers,
@@ -62,9 +149,15 @@ export async function startCarrierStandIn(): Promise<CarrierStandIn> {
       return sid;
     },
     requests,
+    placed,
+    placement: () => 'accept',
+    autoPlay: () => undefined,
+    play,
+    active,
     close: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     },
   };
+  return standIn;
 }

@@ -14,6 +14,8 @@ export interface LiveKitStandIn {
   trunks: Map<string, Record<string, any>>;
   rules: Map<string, Record<string, any>>;
   calls: string[];
+  /** CreateSIPParticipant requests, as sent (trunk, number, room, identity, attributes). */
+  participants: Array<Record<string, any>>;
   /** Methods that answer a Twirp `internal` error until removed. */
   failing: Set<string>;
   close(): Promise<void>;
@@ -26,6 +28,7 @@ export async function startLiveKitStandIn(): Promise<LiveKitStandIn> {
   const rules = new Map<string, Record<string, any>>();
   const calls: string[] = [];
   const failing = new Set<string>();
+  const participants: Array<Record<string, any>> = [];
   let next = 1;
   const newId = (prefix: string) => `${prefix}${String(next++).padStart(12, '0')}`;
 
@@ -42,7 +45,9 @@ export async function startLiveKitStandIn(): Promise<LiveKitStandIn> {
     try {
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
       const { payload } = await jwtVerify(token, new TextEncoder().encode(apiSecret), { issuer: apiKey });
-      if (!(payload as any).sip?.admin) return twirpError(res, 403, 'permission_denied', 'SIP admin grant required');
+      // Placing a call needs the SIP call grant; managing trunks and rules the admin grant.
+      const grant = method === 'CreateSIPParticipant' ? 'call' : 'admin';
+      if (!(payload as any).sip?.[grant]) return twirpError(res, 403, 'permission_denied', `SIP ${grant} grant required`);
     } catch {
       return twirpError(res, 401, 'unauthenticated', 'invalid token');
     }
@@ -81,6 +86,13 @@ export async function startLiveKitStandIn(): Promise<LiveKitStandIn> {
         rules.delete(body.sipDispatchRuleId);
         return ok({ sipDispatchRuleId: body.sipDispatchRuleId });
       }
+      case 'CreateSIPParticipant': {
+        const trunk = trunks.get(body.sipTrunkId);
+        if (!trunk || trunk.kind !== 'outbound') return twirpError(res, 404, 'not_found', 'outbound trunk not found');
+        if (!/^\+?[0-9]{3,15}$/.test(body.sipCallTo ?? '')) return twirpError(res, 400, 'invalid_argument', `invalid number ${body.sipCallTo}`);
+        participants.push(body);
+        return ok({ participantId: newId('PA_'), participantIdentity: body.participantIdentity, roomName: body.roomName, sipCallId: newId('SCL_') });
+      }
       default:
         return twirpError(res, 404, 'bad_route', `unknown method ${method}`);
     }
@@ -88,7 +100,7 @@ export async function startLiveKitStandIn(): Promise<LiveKitStandIn> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    apiKey, apiSecret, trunks, rules, calls, failing,
+    apiKey, apiSecret, trunks, rules, calls, participants, failing,
     close: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -38,6 +38,8 @@ export const PERMISSION_TABLE: Readonly<Record<string, readonly Role[]>> = {
   'api_keys:create': ['admin', 'agent_manager'],
   'api_keys:delete': ['admin', 'agent_manager'],
   'calls:write': ['admin', 'agent_manager'],
+  // extensions.md §2: "permission `calls:dial`: admin, agent_manager".
+  'calls:dial': ['admin', 'agent_manager'],
   'events:read': ['admin', 'agent_manager'],
   'webhooks:read': ['admin', 'agent_manager'],
 

@@ -25,6 +25,19 @@ export class CarrierError extends Error {
   }
 }
 
+/** A call the platform asks the carrier to place (the `Calls.json` parameters). */
+export interface OutboundCarrierCall {
+  to: string;
+  from: string;
+  /** Requested by the carrier when the callee answers (the voice webhook). */
+  url: string;
+  /** Where the carrier posts the call's progress (the status webhook). */
+  statusCallback: string;
+}
+
+/** The progress events the platform follows: every step from placement to the end. */
+const STATUS_CALLBACK_EVENTS = ['initiated', 'ringing', 'answered', 'completed'] as const;
+
 export class CarrierClient {
   readonly #baseUrl: string;
   readonly #timeoutMs: number;
@@ -59,6 +72,19 @@ export class CarrierClient {
     await this.#call(credentials, 'POST', `/IncomingPhoneNumbers/${encodeURIComponent(numberSid)}.json`, form);
   }
 
+  /**
+   * Places an outbound call (`Calls.json`): the carrier requests `url` once the callee answers and
+   * posts the call's progress to `statusCallback`. Resolves with the carrier's call sid.
+   */
+  async createCall(credentials: CarrierCredentials, call: OutboundCarrierCall): Promise<{ sid: string }> {
+    const form = new URLSearchParams({ To: call.to, From: call.from, Url: call.url, Method: 'POST', StatusCallback: call.statusCallback, StatusCallbackMethod: 'POST' });
+    // Repeated parameter, as the carrier reads it: one status callback per named event.
+    for (const event of STATUS_CALLBACK_EVENTS) form.append('StatusCallbackEvent', event);
+    const body = (await this.#call(credentials, 'POST', '/Calls.json', form)) as { sid?: unknown };
+    if (typeof body.sid !== 'string') throw new CarrierError('unavailable', 'the provider answered without a call sid');
+    return { sid: body.sid };
+  }
+
   async #call(credentials: CarrierCredentials, method: 'GET' | 'POST', resource: string, form?: URLSearchParams): Promise<unknown> {
     const url = `${this.#baseUrl}/2010-04-01/Accounts/${encodeURIComponent(credentials.account_sid)}${resource}`;
     let res: Response;
@@ -76,12 +102,24 @@ export class CarrierClient {
     const text = await res.text().catch(() => '');
     if (res.status === 401 || res.status === 403) throw new CarrierError('rejected', 'the provider rejected the credentials');
     if (res.status === 404) throw new CarrierError('rejected', 'the provider does not know this account');
+    // Any other 4xx is the provider refusing this request (a bad number, a number it does not own): its message says why.
+    if (res.status >= 400 && res.status < 500) throw new CarrierError('rejected', `the provider refused the request: ${providerMessage(text) ?? `HTTP ${res.status}`}`);
     if (!res.ok) throw new CarrierError('unavailable', `the provider answered HTTP ${res.status}`);
     try {
       return JSON.parse(text) as unknown;
     } catch {
       throw new CarrierError('unavailable', 'the provider answered with something other than JSON');
     }
+  }
+}
+
+/** The `message` of a carrier error body (`{code, message, more_info, status}`), if it has one. */
+function providerMessage(text: string): string | undefined {
+  try {
+    const message = (JSON.parse(text) as { message?: unknown }).message;
+    return typeof message === 'string' && message ? message.slice(0, 300) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { SipClient, TwirpError, type CreateSipInboundTrunkOptions } from 'livekit-server-sdk';
-import { SipProviderError, type DispatchRuleSpec, type InboundTrunkSpec, type MediaEncryption, type OutboundTrunkSpec, type SipTrunks } from './sip-trunks.ts';
+import { SipProviderError, type SipDialOut, type DispatchRuleSpec, type InboundTrunkSpec, type MediaEncryption, type OutboundTrunkSpec, type SipTrunks } from './sip-trunks.ts';
 
 // SIPMediaEncryption of LiveKit's protocol (not re-exported by the SDK).
 const MEDIA_ENCRYPTION: Record<MediaEncryption, number> = { disable: 0, allow: 1, require: 2 };
@@ -52,6 +52,18 @@ export class LiveKitSipTrunks implements SipTrunks {
     });
   }
 
+  /** CreateSIPParticipant on the outbound trunk: LiveKit dials the callee into the call's room. */
+  dialOut(_orgId: string, call: SipDialOut): Promise<'placed'> {
+    return attempt('place the call', async () => {
+      await this.#client.createSipParticipant(call.trunkId, call.toNumber, call.roomName, {
+        fromNumber: call.fromNumber,
+        participantIdentity: call.callSid,
+        participantAttributes: { call_sid: call.callSid, agent_id: call.agentId },
+      });
+      return 'placed' as const;
+    });
+  }
+
   deleteTrunk(_orgId: string, trunkId: string): Promise<void> {
     return attempt('delete a trunk', () => ignoreNotFound(this.#client.deleteSipTrunk(trunkId)));
   }
@@ -75,6 +87,8 @@ async function attempt<T>(what: string, call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (err) {
     const reason = err instanceof TwirpError ? `${err.status} ${err.code ?? ''} ${err.message}`.replace(/\s+/g, ' ').trim() : (err as Error).message;
-    throw new SipProviderError(`LiveKit could not ${what}: ${reason}`);
+    // A 4xx is LiveKit refusing the request itself (a bad number, an unknown trunk); anything else it may answer later.
+    const rejected = err instanceof TwirpError && err.status >= 400 && err.status < 500;
+    throw new SipProviderError(`LiveKit could not ${what}: ${reason}`, rejected ? 'rejected' : 'unavailable');
   }
 }

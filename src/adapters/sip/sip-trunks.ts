@@ -26,9 +26,28 @@ export interface DispatchRuleSpec {
   pin: string | undefined;
 }
 
-/** The SIP provider refused or did not answer. */
+/** An outbound call through an outbound trunk, into the room where the voice runtime joins it. */
+export interface SipDialOut {
+  trunkId: string;
+  toNumber: string;
+  fromNumber: string;
+  roomName: string;
+  /** The call's sid: the SIP participant's identity, so the runtime knows which call it joined. */
+  callSid: string;
+  agentId: string;
+}
+
+/**
+ * The SIP provider refused (`rejected`: the request itself was wrong, its message says why) or
+ * did not answer (`unavailable`).
+ */
 export class SipProviderError extends Error {
   override name = 'SipProviderError';
+  readonly kind: 'rejected' | 'unavailable';
+  constructor(message: string, kind: 'rejected' | 'unavailable' = 'unavailable') {
+    super(message);
+    this.kind = kind;
+  }
 }
 
 /**
@@ -42,6 +61,11 @@ export interface SipTrunks {
   createDispatchRule(orgId: string, spec: DispatchRuleSpec): Promise<string>;
   deleteTrunk(orgId: string, trunkId: string): Promise<void>;
   deleteDispatchRule(orgId: string, ruleId: string): Promise<void>;
+  /**
+   * Places an outbound call: `placed` when the provider dialled it, `left_for_runtime` when this
+   * backend has no dialler and the voice runtime places the queued call itself.
+   */
+  dialOut(orgId: string, call: SipDialOut): Promise<'placed' | 'left_for_runtime'>;
 }
 
 /**
@@ -78,6 +102,11 @@ export class LocalSipTrunks implements SipTrunks {
 
   async deleteDispatchRule(orgId: string, ruleId: string): Promise<void> {
     await this.deleteTrunk(orgId, ruleId);
+  }
+
+  /** No SIP server is driven from here: the runtime reads the queued call and dials it through its own SIP stack. */
+  async dialOut(): Promise<'left_for_runtime'> {
+    return 'left_for_runtime';
   }
 
   async #record(orgId: string, prefix: string, kind: string, spec: Record<string, unknown>): Promise<string> {

@@ -60,6 +60,17 @@ export const CreateCallBody = Type.Object(
   { title: 'CreateCallBody', additionalProperties: false },
 );
 
+export const DialCallBody = Type.Object(
+  {
+    agent_id: Type.String({ minLength: 1, maxLength: 64, description: 'The agent that talks to the callee' }),
+    to_number: E164,
+    from_phone_number_id: Type.String({ minLength: 1, maxLength: 64, description: 'An outbound number of the organization (supports_outbound)' }),
+    metadata: Type.Optional(CallMetadata),
+    variables: Type.Optional(CallVariables),
+  },
+  { title: 'DialCallBody', additionalProperties: false },
+);
+
 export const UpdateCallBody = Type.Object(
   {
     status: Type.Optional(Type.Enum([...CALL_STATUSES], { description: 'Moves forward only: queued → ringing → in_progress → a final status' })),

@@ -4,7 +4,6 @@ import type { RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newCallSid } from '../../core/ids.ts';
-import { iso } from '../../core/schemas.ts';
 import { isStorableInstant, parseInstant } from '../../core/time-zones.ts';
 import type { CostBreakdown } from '../../db/schema/index.ts';
 import { roundCredits } from '../../core/credits.ts';
@@ -16,48 +15,17 @@ import { CONCURRENCY_RETRY_AFTER_SECONDS, type LimitsService } from '../limits/s
 import type { EventOutbox } from '../events/service.ts';
 import { CallRepository, type CallFilters, type CallRow, type NewCallRow } from './repository.ts';
 import { listCallSummaries } from './call-list.ts';
-import { FINAL_STATUSES, METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
+import { METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type DialCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
+import { isFinal, statusStage, toCall } from './views.ts';
 
 export type { CallStatus };
+// The call as the API shows it, and the status rules, for the modules that meet calls through this service.
+export { isFinal, statusStage, toCall, toCallSummary } from './views.ts';
 
 type CallSummaryView = Static<typeof CallSummary>;
 type CallView = Static<typeof Call>;
 type UpdateInput = Static<typeof UpdateCallBody>;
-
-export function isFinal(status: string): boolean {
-  return (FINAL_STATUSES as readonly string[]).includes(status);
-}
-
-/** Position on the way queued → ringing → in_progress → final; a call only moves forward. */
-export function statusStage(status: string): number {
-  if (isFinal(status)) return 3;
-  return ({ queued: 0, ringing: 1, in_progress: 2 } as Record<string, number>)[status] ?? 0;
-}
-
-export function toCallSummary(row: CallRow): CallSummaryView {
-  return {
-    call_sid: row.callSid, to_number: row.toNumber, from_number: row.fromNumber, agent_id: row.agentId,
-    agent_name: row.agentName, client_id: row.clientId, call_type: row.callType, status: row.status,
-    recording_enabled: row.recordingEnabled, total_cost: row.totalCost, duration_seconds: row.durationSeconds,
-    turn_count: row.turnCount, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt),
-    start_time: iso(row.startTime), end_time: iso(row.endTime), end_reason: row.endReason, billing_status: row.billingStatus,
-  };
-}
-
-export function toCall(row: CallRow): CallView {
-  return {
-    ...toCallSummary(row),
-    cost_breakdown: row.costBreakdown,
-    transcript: row.transcript ?? [],
-    has_recording: row.recordingKey !== null,
-    recording_content_type: row.recordingContentType,
-    recording_bytes: row.recordingBytes,
-    transcript_deleted_at: iso(row.transcriptDeletedAt),
-    recording_deleted_at: iso(row.recordingDeletedAt),
-    metadata: row.metadata,
-    variables: row.variables,
-  };
-}
+export type DialInput = Static<typeof DialCallBody>;
 
 /** `YYYY-MM-DD` is a UTC day: `from` starts at its beginning, `to` ends at its end. */
 function boundary(value: string | undefined, edge: 'from' | 'to'): Date | undefined {
@@ -104,6 +72,29 @@ export interface CampaignCall {
   toNumber: string;
   fromNumber: string;
   campaignId: string;
+}
+
+/** What the placement of one outbound call the platform made (status `queued`) needs. */
+export interface Placement {
+  callSid: string;
+  agentId: string;
+  toNumber: string;
+  fromNumber: string;
+  fromPhoneNumberId: string;
+}
+
+/**
+ * Places a created outbound call with its number's provider: resolves once the provider accepted it
+ * (or left it queued for the voice runtime), throws when it refused or did not answer. Implemented
+ * by telephony (OutboundDialing), used by the campaign dialer; bound in the composition root.
+ */
+export interface CallPlacer {
+  place(orgId: string, call: Placement): Promise<void>;
+}
+
+/** `POST /api/calls/dial`: creates and places an outbound call (telephony implements it). */
+export interface CallDialer {
+  dial(ctx: RequestContext, input: DialInput): Promise<CallView>;
 }
 
 /** The voice runtime reports calls here; users read them. */

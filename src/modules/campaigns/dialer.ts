@@ -5,37 +5,14 @@ import type { Logger } from '../../core/logger.ts';
 import { withClientTransaction, type Database, type Db, type Executor } from '../../db/database.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { AgentService } from '../agents/service.ts';
-import type { CallService } from '../calls/service.ts';
+import type { CallPlacer, CallService, Placement } from '../calls/service.ts';
+import type { EventOutbox } from '../events/service.ts';
 import type { PhoneNumberService } from '../phone-numbers/service.ts';
 import { ContactRepository } from './contacts-repository.ts';
 import { CAMPAIGN_PLACE_CALL, CAMPAIGN_TICK } from './jobs.ts';
 import { completeCampaign, nothingLeft } from './progress.ts';
 import { CampaignRepository, type CampaignRow } from './repository.ts';
 import { hasEnded, isOpen, nextOpening, type Schedule } from './schedule.ts';
-
-/** What the placement of one campaign call needs. */
-export interface Placement {
-  callSid: string;
-  agentId: string;
-  toNumber: string;
-  fromNumber: string;
-  fromPhoneNumberId: string;
-}
-
-/**
- * Places a call the dialer created (status `queued`) with the provider: resolves once the provider
- * accepted it, throws when it refused or did not answer (the attempt then ends `failed`). Bound in
- * the composition root to the telephony code's outbound placement.
- */
-export interface CallPlacer {
-  place(orgId: string, call: Placement): Promise<void>;
-}
-
-/**
- * The voice runtime places the call itself: the call stays `queued` for it (what dial does with the
- * local SIP backend, extensions.md §2), and its report ends the call.
- */
-export const RUNTIME_PLACER: CallPlacer = { place: async () => {} };
 
 /** How many more calls the organization may have active now (its concurrency limit), in the caller's transaction. */
 export interface OrgCallCapacity {
@@ -52,6 +29,8 @@ export interface DialerDeps {
   capacity: OrgCallCapacity;
   /** The balance as the caller's transaction sees it: a campaign waits while it is not positive. */
   balance(within: Executor, orgId: string): Promise<number>;
+  /** campaign.completed, in the transaction that completes the campaign. */
+  outbox: EventOutbox;
   log: Logger;
   /** The dialer's clock (tests move it; nothing here sleeps). */
   now: () => Date;
@@ -117,7 +96,7 @@ export class CampaignDialer {
       c = await campaigns.shift(orgId, id, { pending: -skipped.pending, retrying: -skipped.retrying, skipped: skipped.pending + skipped.retrying });
     }
     if (nothingLeft(c)) {
-      await completeCampaign(tx, c);
+      await completeCampaign(tx, c, this.#deps.outbox);
       return { dialed: 0, next: null, reason: 'completed' };
     }
     if (c.pending + c.retrying === 0) return { dialed: 0, next: BUSY_WAIT_S, reason: 'last calls in progress' };

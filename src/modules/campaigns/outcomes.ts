@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import type { CallEndListener } from '../calls/service.ts';
+import type { EventOutbox } from '../events/service.ts';
 import { ContactRepository } from './contacts-repository.ts';
 import { completeCampaign, nothingLeft } from './progress.ts';
 import { CampaignRepository } from './repository.ts';
@@ -15,8 +16,10 @@ import { scheduleOf } from './dialer.ts';
  */
 export class CampaignOutcomes implements CallEndListener {
   readonly #now: () => Date;
-  constructor(deps: { now: () => Date }) {
+  readonly #outbox: EventOutbox;
+  constructor(deps: { now: () => Date; outbox: EventOutbox }) {
     this.#now = deps.now;
+    this.#outbox = deps.outbox;
   }
 
   async callEnded(within: Executor, orgId: string, call: { callSid: string; campaignId: string | null; status: string }): Promise<void> {
@@ -39,6 +42,6 @@ export class CampaignOutcomes implements CallEndListener {
       nextAttemptAt: retry ? new Date(now.getTime() + campaign.retryDelayMinutes * 60_000) : null,
     });
     const moved = await campaigns.shift(orgId, campaign.id, { inProgress: -1, [status]: 1 });
-    if (moved.status === 'running' && nothingLeft(moved)) await completeCampaign(within, moved);
+    if (moved.status === 'running' && nothingLeft(moved)) await completeCampaign(within, moved, this.#outbox);
   }
 }

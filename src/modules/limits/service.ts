@@ -39,6 +39,18 @@ export class LimitsService {
     return { admitted: (await repository.countActiveCalls(orgId)) < limit, limit };
   }
 
+  /**
+   * How many more calls the organization may have active now (the campaign dialer's bound): the
+   * same row lock as `admitCall`, held until `tx` ends, so two campaigns of one organization decide
+   * one after the other and never both take the last free place.
+   */
+  async available(tx: Executor, orgId: string): Promise<number> {
+    const repository = new LimitsRepository(tx);
+    const limit = await repository.lockMaxConcurrentCalls(orgId);
+    if (limit === undefined) return 0;
+    return Math.max(0, limit - (await repository.countActiveCalls(orgId)));
+  }
+
   /** `admitCall`, refusing with 429 `concurrency_limit` and Retry-After. */
   async requireCallSlot(tx: Executor, orgId: string): Promise<void> {
     const { admitted, limit } = await this.admitCall(tx, orgId);

@@ -127,10 +127,14 @@ export class PhoneNumberService {
     return pageNewestFirst(new PhoneNumberRepository(this.#db), ctx.orgId, query, toPhoneNumberView);
   }
 
-  /** A number of the organization that can place outbound calls (campaigns): 404 when unknown, 409 `outbound_not_supported`. */
+  /** A number of the organization that can place outbound calls (dial, campaigns): 404 when unknown, 403 when another organization's, 409 `outbound_not_supported`. */
   async requireOutboundNumber(orgId: string, id: string, within?: Executor): Promise<PhoneNumberRow> {
-    const row = await new PhoneNumberRepository(within ?? this.#db).findById(orgId, id);
-    if (!row) throw Errors.notFound('Phone number');
+    const repo = new PhoneNumberRepository(within ?? this.#db);
+    const row = await repo.findById(orgId, id);
+    if (!row) {
+      if (await repo.existsElsewhere(orgId, id)) throw Errors.forbidden('The phone number belongs to another organization');
+      throw Errors.notFound('Phone number');
+    }
     if (!row.supportsOutbound) throw Errors.conflict('outbound_not_supported', `The number ${row.phoneNumber} does not support outbound calls`);
     return row;
   }

@@ -10,7 +10,7 @@ import { balanceOf, grantCredits } from './helpers/calls.ts';
 import { createOutboundNumber } from './helpers/campaigns.ts';
 import { setConcurrencyLimit } from './helpers/limits.ts';
 import { freePort } from './helpers/net.ts';
-import { carrierNumber, children, parseTwiml } from './helpers/telephony.ts';
+import { carrierNumber, children, parseTwiml, postCarrierForm } from './helpers/telephony.ts';
 
 /** extensions.md §2: POST /api/calls/dial. */
 runAuthMatrix({
@@ -76,7 +76,19 @@ describe('dial: outbound calls through carrier_a (a stand-in that plays the call
     const auth = carrier.requests.filter((r) => r.url.endsWith('/Calls.json')).at(-1)!.authorization;
     assert.equal(auth, `Basic ${Buffer.from(`${carrier.account.sid}:${carrier.account.token}`).toString('base64')}`);
 
-    await carrier.play(placed.sid, { result: 'answered', durationSeconds: 42 });
+    // The carrier plays the call; while the callee is connected the runtime reports its costs.
+    const played = carrier.play(placed.sid, { result: 'answered', durationSeconds: 42, holdMs: 400 });
+    const connected = Date.now() + 10_000;
+    while ((await getCall(org, call.call_sid)).status !== 'in_progress') {
+      assert.ok(Date.now() < connected, 'the answered call never became in_progress');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const report = await app.inject({
+      method: 'PATCH', url: `/api/calls/${call.call_sid}`, headers: asRole(org, 'agent_manager'),
+      payload: { cost_breakdown: { stt: 1, llm: 2, tts: 1, telephony: 1.5, platform: 0.5 } },
+    });
+    assert.equal(report.statusCode, 200, report.body);
+    await played;
     // Every signed post was accepted; the voice answer connects the callee to the runtime with the call's sid and agent.
     assert.ok(placed.answers.filter((a) => a.startsWith('status')).every((a) => a === 'status 200'), placed.answers.join(', '));
     const twiml = parseTwiml(placed.answers.find((a) => a.startsWith('<'))!);
@@ -85,9 +97,17 @@ describe('dial: outbound calls through carrier_a (a stand-in that plays the call
     const parameters = Object.fromEntries(children(stream!, 'Parameter').map((p) => [p.getAttribute('name'), p.getAttribute('value')]));
     assert.deepEqual(parameters, { call_sid: call.call_sid, agent_id: agentId });
 
+    // A repeated final callback (carriers retry) changes nothing.
+    const repeat = { CallSid: placed.sid, AccountSid: carrier.account.sid, From: placed.from, To: placed.to, Direction: 'outbound-api', CallStatus: 'completed', CallDuration: '42' };
+    assert.equal((await postCarrierForm(app, `/api/telephony/carrier_a/status${query}`, `${publicUrl}/api/telephony/carrier_a/status`, carrier.account.token, repeat)).statusCode, 200);
+
     const ended = await getCall(org, call.call_sid);
-    assert.deepEqual([ended.status, ended.duration_seconds], ['completed', 42]);
+    assert.deepEqual([ended.status, ended.duration_seconds, ended.total_cost, ended.billing_status], ['completed', 42, 6, 'billed']);
     assert.ok(ended.start_time && ended.end_time);
+    assert.equal(await balanceOf(org.orgId), 94); // 100 granted, 6 billed once
+    const day = ended.start_time.slice(0, 10);
+    const daily = (await app.inject({ url: `/api/analytics/calls/daily?start_date=${day}&end_date=${day}`, headers: asRole(org, 'user') })).json().data;
+    assert.deepEqual([daily.daily[0].calls, daily.daily[0].cost_credits, daily.daily[0].total_duration_seconds], [1, 6, 42]);
     const events = (await app.inject({ url: '/api/events?type=call.created&type=call.ended&limit=100', headers: asRole(org, 'admin') })).json().data;
     assert.deepEqual(events.map((e: any) => e.type).sort(), ['call.created', 'call.ended']);
   });

@@ -162,6 +162,10 @@ describe('telephony: carrier_a voice and status webhooks', () => {
     const { database } = await testEnv();
     const ledger = await database.pool.query("SELECT count(*)::int AS n FROM credit_transactions WHERE client_id = $1 AND kind = 'call_usage'", [org.orgId]);
     assert.equal(ledger.rows[0].n, 1);
+    // Counted once in the analytics of the day it started.
+    const day = ended.start_time.slice(0, 10);
+    const daily = (await app.inject({ url: `/api/analytics/calls/daily?start_date=${day}&end_date=${day}`, headers: asRole(org, 'user') })).json().data;
+    assert.deepEqual([daily.daily[0].calls, daily.daily[0].cost_credits, daily.daily[0].total_duration_seconds], [1, 6, 42]);
   });
 
   test('out of order: completed arrives first; the ringing and in-progress after it change nothing', async () => {

@@ -34,6 +34,7 @@ import { eventRoutes } from './modules/events/routes.ts';
 import { campaignRoutes } from './modules/campaigns/routes.ts';
 import { telephonyRoutes } from './modules/telephony/routes.ts';
 import { dialRoutes } from './modules/calls/dial-routes.ts';
+import { sessionRoutes } from './modules/sessions/routes.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -125,6 +126,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   registerAuth(app, services.authenticator, await createRequestLimiter(app, config.rateLimit, services.adapters.redis));
   registerIdempotency(app, services.idempotency);
   await app.register(systemRoutes(services.system));
+  await app.register(sessionRoutes(services.sessions, { publicBaseUrl: config.publicBaseUrl }));
   await app.register(organizationRoutes(services.organizations, services.members));
   await app.register(invitationRoutes(services.invitations));
   await app.register(apiKeyRoutes(services.apiKeys));

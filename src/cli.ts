@@ -16,6 +16,9 @@ Commands:
       Opens no database: the user is provisioned on the first request with the token.
       --sub defaults to the email; --ttl defaults to 3600 and is at most
       JWT_MAX_TTL_SECONDS (default 86400), the longest lifetime the server accepts.
+  auth:sign-in-link --email EMAIL
+      Print a console sign-in link for the address (single use, 15 minutes), as the first run
+      prints one for ADMIN_EMAIL; links go to {PUBLIC_BASE_URL}/sign-in.
   org:create --name NAME [--email EMAIL]
       Create an organization with an admin user and an admin API key; prints
       {organization_id, user_id, api_key: {key_id, key, role}} as JSON.
@@ -87,6 +90,13 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     const secret = resolveJwtSecret(config.jwt, config.dataDir)!;
     const subject = typeof options.sub === 'string' && options.sub !== '' ? options.sub : email;
     process.stdout.write(`${await signDevelopmentToken(config.jwt, secret, { subject, email, ttlSeconds: ttl })}\n`);
+  },
+
+  async 'auth:sign-in-link'(config, options) {
+    const email = required(options, 'email');
+    if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email must be an e-mail address');
+    const link = await withServices(config, (services) => services.sessions.createLink(email));
+    process.stdout.write(`${link}\n`);
   },
 
   async 'org:create'(config, options) {

@@ -19,6 +19,13 @@ export function allowedNetworks(env: Env): AllowedNetworks {
   }
 }
 
+/** `ADMIN_EMAIL`, lowercased: the first run's admin user (default admin@localhost). */
+export function adminEmail(env: Env): string {
+  const value = (env.ADMIN_EMAIL || 'admin@localhost').trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+$/.test(value)) throw new ConfigError(`ADMIN_EMAIL must be an e-mail address, got "${value}"`);
+  return value;
+}
+
 export function encryptionKey(env: Env): string | undefined {
   const raw = env.ENCRYPTION_KEY;
   if (raw === undefined || raw === '') return undefined;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AllowedNetworks } from './adapters/http/outbound-addresses.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
-import { allowedNetworks, embedder, encryptionKey, mail, payments, runtime, sip, storage, webhooks } from './config-sections.ts';
+import { adminEmail, allowedNetworks, embedder, encryptionKey, mail, payments, runtime, sip, storage, webhooks } from './config-sections.ts';
 
 export { ConfigError } from './config-readers.ts';
 
@@ -21,6 +21,8 @@ export interface Config {
   rateLimit: RateLimitConfig;
   /** Whether to create the "Default" organization and its admin key on an empty database. */
   bootstrap: boolean;
+  /** The address of the first run's admin user, who gets a printed sign-in link (`ADMIN_EMAIL`). */
+  adminEmail: string;
   /** Keep API-key lookups in memory (revocations still apply on the next request; see credential-cache.ts). */
   authCache: boolean;
   /** Networks outbound requests (tool tests, webhooks) may reach although not global unicast. */
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
       redisUrl: url(env, 'REDIS_URL'),
     },
     bootstrap: flag(env, 'BOOTSTRAP', true),
+    adminEmail: adminEmail(env),
     authCache: flag(env, 'AUTH_CACHE', true),
     allowedNetworks: allowedNetworks(env),
     encryptionKey: encryptionKey(env),

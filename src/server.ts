@@ -19,11 +19,13 @@ async function main(): Promise<void> {
   if (config.jobs.inProcessWorker) await startWorkers(services);
 
   if (config.bootstrap) {
-    const created = await services.organizations.bootstrapIfEmpty(config.dataDir);
+    const created = await services.organizations.bootstrapIfEmpty(config.dataDir, config.adminEmail);
     if (created) {
-      // Printed once, on the first start only; bootstrap.json keeps it for the operator.
+      // Printed once, on the first start only; bootstrap.json keeps the key for the operator.
+      const link = await services.sessions.createLink(config.adminEmail);
       process.stdout.write(
-        `\nFirst run: created organization "Default"\n` +
+        `\nFirst run: created organization "Default" with the admin user ${config.adminEmail}\n` +
+          `  Sign in to the console (once, within 15 minutes): ${link}\n` +
           `  X-Organization-Id: ${created.organization_id}\n` +
           `  X-API-Key:         ${created.api_key.key}  (role admin)\n` +
           `  saved to ${config.dataDir}/bootstrap.json (mode 0600)\n\n`,

@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { createLogger, type Logger } from './core/logger.ts';
 import { Authenticator } from './core/auth/authenticator.ts';
-import { resolveJwtSecret, TokenVerifier } from './core/auth/tokens.ts';
+import { resolveJwtSecret, resolveSessionSecret, TokenVerifier } from './core/auth/tokens.ts';
 import { resolveEncryptionKey, SecretBox } from './core/secret-box.ts';
 import { CarrierClient } from './adapters/carrier/carrier-client.ts';
 import type { Embedder } from './adapters/embedding/embedder.ts';
@@ -56,6 +56,7 @@ import { eventJobs } from './modules/events/jobs.ts';
 import { EventOutbox, EventService } from './modules/events/service.ts';
 import { WebhookService } from './modules/events/webhook-service.ts';
 import { ToolService } from './modules/tools/service.ts';
+import { SessionService } from './modules/sessions/service.ts';
 
 /** The implementations of the adapter interfaces, chosen by config. */
 export interface Adapters {
@@ -108,6 +109,8 @@ export interface Services {
   telephony: TelephonyService;
   /** Places outbound calls: POST /api/calls/dial and every campaign call. */
   dialing: OutboundDialing;
+  /** Sign-in by e-mail link and console sessions. */
+  sessions: SessionService;
   /** The job units the workers register (src/jobs/workers.ts). */
   jobs: JobUnit[];
   /** Stops what these services started (the job queue, when it was made here). */
@@ -142,7 +145,7 @@ async function buildAdapters(config: Config, database: Database, log: Logger, gi
     sip: given.sip ?? (await createSipTrunks(config, database.db)),
     payments: given.payments ?? (await createPaymentProvider(config, encryptionKey)),
     secrets: given.secrets ?? new SecretBox(encryptionKey),
-    tokens: given.tokens ?? new TokenVerifier(config.jwt, resolveJwtSecret(config.jwt, config.dataDir)),
+    tokens: given.tokens ?? new TokenVerifier(config.jwt, resolveJwtSecret(config.jwt, config.dataDir), resolveSessionSecret(config.jwt, config.dataDir)),
     redis: given.redis ?? (await createRedis(config)),
   };
 }
@@ -206,6 +209,12 @@ export async function buildServices(config: Config, database: Database, options:
   const phoneNumbers = new PhoneNumberService({
     db, secrets: adapters.secrets, carrier: adapters.carrier, voiceUrl: config.carrier.voiceUrl, statusUrl: config.carrier.statusUrl, sip: adapters.sip, integrations, agents, outbox,
   });
+  const invitations = new InvitationService({ database, queue, organizations, outbox });
+  const sessions = new SessionService({
+    db, mailer: adapters.mailer, publicBaseUrl: config.publicBaseUrl, jwt: config.jwt, sessionSecret: resolveSessionSecret(config.jwt, config.dataDir), log,
+    mayReceiveLink: async (email) => (await organizations.hasUserWithEmail(email)) || (await invitations.hasPendingFor(email)),
+    subjectFor: (email) => organizations.signInSubject(email),
+  });
   const dialerNow = now ?? (() => new Date());
   // A call of a campaign that ends moves its contact in the call's own transaction.
   calls.onCallEnded(new CampaignOutcomes({ now: dialerNow, outbox }));
@@ -224,7 +233,7 @@ export async function buildServices(config: Config, database: Database, options:
     system: new SystemService({ database }),
     organizations,
     members: new MemberService({ db, apiKeys, outbox }),
-    invitations: new InvitationService({ database, queue, organizations, outbox }),
+    invitations,
     apiKeys,
     agents,
     tools: new ToolService({ db, allowedNetworks: config.allowedNetworks, audit }),
@@ -251,6 +260,7 @@ export async function buildServices(config: Config, database: Database, options:
     idempotency,
     campaigns: new CampaignService({ database, queue, agents, phoneNumbers }),
     dialer,
+    sessions,
     jobs: [
       ...knowledgeBaseJobs(indexer), ...invitationJobs(emailer),
       ...dataRetentionJobs(new RetentionSweeper({ db, store: adapters.store, log, dataSettings, audit })),

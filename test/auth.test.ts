@@ -198,6 +198,20 @@ describe('bearer tokens from a production identity provider (JWKS)', () => {
     assert.equal(res.json().data.email, email);
   });
 
+  test('beside the provider, a console session from an e-mail link still signs its user in', async () => {
+    const { services } = await testEnv();
+    const org = await createOrg();
+    const email = uniqueEmail('console');
+    const invited = await jwksApp.inject({ method: 'POST', url: '/api/auth/organizations/invitations', headers: { 'x-api-key': org.adminKey, 'x-organization-id': org.orgId }, payload: { email, role: 'user' } });
+    assert.equal(invited.statusCode, 200, invited.body);
+    const token = new URL(await services.sessions.createLink(email)).searchParams.get('token');
+    const signedIn = await jwksApp.inject({ method: 'POST', url: '/api/auth/session', payload: { token } });
+    assert.equal(signedIn.statusCode, 200, signedIn.body);
+    const me = await jwksApp.inject({ url: '/api/auth/me', headers: bearer(signedIn.json().data.access_token) });
+    assert.equal(me.statusCode, 200, me.body);
+    assert.equal(me.json().data.email, email);
+  });
+
   test('wrong issuer, wrong audience, expired, too long-lived, and HS256 tokens are refused', async () => {
     const tokens = [
       await sign({ sub: 'a' }, { exp: '2d' }),

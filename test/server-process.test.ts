@@ -72,6 +72,18 @@ describe('the server process on its embedded defaults', () => {
     assert.ok(server.stdout().includes(boot.api_key.key), 'the key is printed on first run');
     const headers = { 'x-api-key': boot.api_key.key, 'x-organization-id': boot.organization_id, 'content-type': 'application/json' };
 
+    // The printed sign-in link signs the admin user (ADMIN_EMAIL, default admin@localhost) in to Default.
+    const printed = /Sign in to the console[^:]*: (\S+)/.exec(server.stdout());
+    assert.ok(printed, server.stdout());
+    const link = new URL(printed[1]!);
+    assert.equal(link.pathname, '/sign-in');
+    const signedIn: any = await (await fetch(`${server.url}/api/auth/session`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: link.searchParams.get('token') }),
+    })).json();
+    const admin: any = await (await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${signedIn.data.access_token}` } })).json();
+    assert.equal(admin.data.email, 'admin@localhost');
+    assert.deepEqual(admin.data.organizations.map((o: any) => [o.organization_id, o.role]), [[boot.organization_id, 'admin']]);
+
     // A newcomer creates and revokes a key over HTTP.
     const created: any = await (await fetch(`${server.url}/api/api-keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'curl', role: 'user' }) })).json();
     assert.equal(created.success, true);
@@ -85,6 +97,8 @@ describe('the server process on its embedded defaults', () => {
     const orgKeys = await fetch(`${server.url}/api/api-keys`, { headers: { 'x-api-key': org.api_key.key, 'x-organization-id': org.organization_id } });
     assert.equal(orgKeys.status, 200);
     const token = (await cli(dataDir, 'auth:token', '--email', 'ops@acme.test')).stdout.trim();
+    const cliLink = (await cli(dataDir, 'auth:sign-in-link', '--email', 'ops@acme.test')).stdout.trim();
+    assert.match(cliLink, /\/sign-in\?token=[A-Za-z0-9_-]{43}$/);
     const me: any = await (await fetch(`${server.url}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json();
     assert.equal(me.data.user_id, org.user_id, 'the token signs in the user org:create made for that email');
     assert.equal(me.data.organizations[0].role, 'admin');

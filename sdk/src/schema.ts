@@ -41,6 +41,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/sign-in-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail a single-use sign-in link (15 minutes) to the address, if it may sign in; always the same answer
+         * @description Public. The link `{PUBLIC_BASE_URL}/sign-in?token=…` is mailed to a known user or an invited address (at most 5 per address per 15 minutes); the answer is 200 in every case, so it reveals nothing about the address. A client address may ask 10 times per 15 minutes (then 429).
+         */
+        post: operations["requestSignInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a sign-in link: a short-lived access token, and the session in an httpOnly SameSite=Strict cookie
+         * @description Redeem a sign-in link: a short-lived access token, and the session in an httpOnly SameSite=Strict cookie
+         */
+        post: operations["redeemSignInLink"];
+        /**
+         * Sign out: the session in the cookie ends (its refreshes are refused) and the cookie is cleared
+         * @description Sign out: the session in the cookie ends (its refreshes are refused) and the cookie is cleared
+         */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/session/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new access token for the session in the cookie (the cookie is the credential; 401 session_invalid once it has ended)
+         * @description A new access token for the session in the cookie (the cookie is the credential; 401 session_invalid once it has ended)
+         */
+        post: operations["refreshSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/organizations": {
         parameters: {
             query?: never;
@@ -1426,6 +1490,81 @@ export interface components {
             status: "ready";
         };
         /**
+         * SignInLinkBody
+         * @example {
+         *       "email": "admin@localhost"
+         *     }
+         */
+        SignInLinkBody: {
+            /**
+             * Format: email
+             * @description The address to send the link to
+             * @example admin@localhost
+             */
+            email: string;
+        };
+        /**
+         * Message
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays."
+         *     }
+         */
+        Message: {
+            success: boolean;
+            message: string;
+        };
+        /**
+         * RedeemSignInLinkBody
+         * @example {
+         *       "token": "example"
+         *     }
+         */
+        RedeemSignInLinkBody: {
+            /** @description The token of the link (`/sign-in?token=…`) */
+            token: string;
+        };
+        /**
+         * Session
+         * @example {
+         *       "access_token": "example",
+         *       "token_type": "Bearer",
+         *       "expires_in": 1,
+         *       "email": "ada@example.com",
+         *       "session_expires_at": "2026-11-22T10:15:00.000Z"
+         *     }
+         */
+        Session: {
+            /** @description A JWT for `Authorization: Bearer`; keep it in memory only */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** @description Seconds the access token is valid; refresh before */
+            expires_in: number;
+            email: string;
+            /** Format: date-time */
+            session_expires_at: string;
+        };
+        /**
+         * SessionResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "access_token": "example",
+         *         "token_type": "Bearer",
+         *         "expires_in": 1,
+         *         "email": "ada@example.com",
+         *         "session_expires_at": "2026-11-22T10:15:00.000Z"
+         *       }
+         *     }
+         */
+        SessionResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["Session"];
+        };
+        /**
          * CreateOrganizationBody
          * @example {
          *       "name": "Acme"
@@ -2237,17 +2376,6 @@ export interface components {
             tool_ids?: string[];
             /** @description Knowledge-base documents the agent searches (replaces the whole set) */
             documentation_ids?: string[];
-        };
-        /**
-         * Message
-         * @example {
-         *       "success": true,
-         *       "message": "Our opening hours are 8 to 18 on weekdays."
-         *     }
-         */
-        Message: {
-            success: boolean;
-            message: string;
         };
         /**
          * CreateIntegrationBody
@@ -5118,6 +5246,202 @@ export interface operations {
             };
             /** @description Service unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    requestSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignInLinkBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeemSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeemSignInLinkBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refreshSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionResponse"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -42,6 +42,8 @@ export const Errors = {
     new AppError(401, 'unauthenticated', 'Authentication required: send X-API-Key or Authorization: Bearer <token>'),
   invalidApiKey: () => new AppError(401, 'invalid_api_key', 'The API key is invalid, revoked or expired'),
   invalidToken: (reason: string) => new AppError(401, 'invalid_token', `The bearer token is not valid: ${reason}`),
+  signInLinkInvalid: () => new AppError(401, 'sign_in_link_invalid', 'The sign-in link is invalid, already used or expired: ask for a new one'),
+  sessionInvalid: () => new AppError(401, 'session_invalid', 'The session has ended: sign in again'),
 
   forbidden: (detail: string) => new AppError(403, 'forbidden', detail),
   organizationForbidden: () =>

@@ -13,6 +13,7 @@ export const OPENAPI_INFO = {
   servers: [{ url: '/', description: 'This server' }],
   tags: [
     { name: 'Service', description: 'Liveness, readiness and this document' },
+    { name: 'Sign-in', description: 'People sign in to the console with an e-mail link; the session lives in an httpOnly cookie' },
     { name: 'Organizations', description: 'The caller, organizations and their members' },
     { name: 'Invitations', description: 'Inviting colleagues into an organization' },
     { name: 'API keys', description: 'Keys with a role, for servers and the voice runtime' },

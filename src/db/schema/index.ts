@@ -9,3 +9,4 @@ export * from './audit.ts';
 export * from './events.ts';
 export * from './idempotency.ts';
 export * from './campaigns.ts';
+export * from './sessions.ts';

@@ -36,6 +36,16 @@ export class InvitationRepository {
     return row;
   }
 
+  /** Across organizations: a sign-in is not in any organization yet. */
+  async hasPendingFor(email: string, now: Date): Promise<boolean> {
+    const [row] = await this.#db
+      .select({ id: invitations.id })
+      .from(invitations)
+      .where(and(eq(invitations.email, email), eq(invitations.status, 'pending'), gt(invitations.expiresAt, now)))
+      .limit(1);
+    return row !== undefined;
+  }
+
   async listPending(orgId: string, now: Date): Promise<InvitationRow[]> {
     return this.#db
       .select()

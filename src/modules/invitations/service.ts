@@ -43,6 +43,11 @@ export class InvitationService {
     return { invitations: rows.map((r) => toInvitation(r, now)) };
   }
 
+  /** Whether the address has an invitation still open in some organization (it may ask for a sign-in link). */
+  hasPendingFor(email: string): Promise<boolean> {
+    return new InvitationRepository(this.#deps.database.db).hasPendingFor(email, new Date());
+  }
+
   /**
    * Invites an address with a role no higher than the inviter's. An existing member or an open
    * invitation for the address is 409. The invitation and its email job commit together; a worker

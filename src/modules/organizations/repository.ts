@@ -155,6 +155,11 @@ export class OrganizationRepository {
     return claimed;
   }
 
+  /** Users with the address, oldest first. */
+  async usersByEmail(email: string): Promise<UserRow[]> {
+    return this.#db.select().from(users).where(eq(users.email, email)).orderBy(asc(users.createdAt));
+  }
+
   async updateUserEmail(userId: string, email: string): Promise<void> {
     await this.#db.update(users).set({ email, updatedAt: new Date() }).where(eq(users.id, userId));
   }

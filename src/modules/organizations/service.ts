@@ -81,11 +81,11 @@ export class OrganizationService {
    * `DATA_DIR/bootstrap.json` (mode 0600). Null when the database already has organizations. The
    * transaction-scoped advisory lock keeps two servers starting together from both bootstrapping.
    */
-  async bootstrapIfEmpty(dataDir: string): Promise<ProvisionedOrganization | null> {
+  async bootstrapIfEmpty(dataDir: string, adminEmail?: string): Promise<ProvisionedOrganization | null> {
     const created = await this.#db.transaction(async (tx) => {
       await tx.execute(sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`);
       if ((await new OrganizationRepository(tx).countOrganizations()) > 0) return null;
-      return provisionOrganizationIn(tx, { name: 'Default' });
+      return provisionOrganizationIn(tx, { name: 'Default', email: adminEmail ?? null });
     });
     if (created) {
       fs.mkdirSync(dataDir, { recursive: true });
@@ -94,6 +94,20 @@ export class OrganizationService {
       fs.chmodSync(file, 0o600); // writeFileSync keeps the mode of a file that already existed
     }
     return created;
+  }
+
+  /** Whether some user has this (lowercased) address: who may ask for a sign-in link. */
+  async hasUserWithEmail(email: string): Promise<boolean> {
+    return (await new OrganizationRepository(this.#db).usersByEmail(email)).length > 0;
+  }
+
+  /**
+   * The token subject a sign-in by e-mail should carry: that of the address's user once bound (a user
+   * of a production identity provider keeps theirs), else the address, as `auth:token` does.
+   */
+  async signInSubject(email: string): Promise<string> {
+    const bound = (await new OrganizationRepository(this.#db).usersByEmail(email)).find((u) => u.subject !== null);
+    return bound?.subject ?? email;
   }
 
   /** The organization's name, or undefined when there is none with this id. */

@@ -100,6 +100,8 @@ describe('service routes', () => {
       '/api/health', '/api/ready', '/api/recordings/{call_sid}', '/api/billing/webhook',
       '/api/telephony/carrier_a/voice', '/api/telephony/carrier_a/status',
       '/api/billing/checkout/{session_id}', '/api/billing/checkout/{session_id}/pay', '/api/billing/checkout/{session_id}/cancel', '/api/billing/checkout/return',
+      // Signing in: the e-mail link, then the session cookie, are the credentials.
+      '/api/auth/sign-in-links', '/api/auth/session', '/api/auth/session/refresh',
     ];
     for (const [path, operations] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries(operations)) {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { HashedEmbedder } from '../src/adapters/embedding/embedder.ts';
 import { INDEX_DOCUMENT } from '../src/modules/knowledge-base/jobs.ts';
+import { exited, spawnWorker, workerDatabaseUrl } from './helpers/workers.ts';
 import { testEnv } from './helpers/env.ts';
 import { createOrg } from './helpers/fixtures.ts';
 import { createTextDocument, search, waitForProcessing } from './helpers/documents.ts';
@@ -34,22 +35,12 @@ async function startEmbeddingsStandIn() {
   };
 }
 
-function spawnWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['src/cli.ts', 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr!.on('data', () => {});
-  child.stdout!.on('data', () => {});
-  return child;
-}
-
-const exited = (child: ChildProcess) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)));
-
 describe('knowledge base: a worker killed mid-document', () => {
   test('the job expires, is retried by another worker, and the document completes exactly once', async () => {
     const env = await testEnv();
     const { database, queue, tmpDir } = env;
     const embeddings = await startEmbeddingsStandIn();
-    const databaseUrl = process.env.DATABASE_URL
-      ?? `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(String(database.connection.host))}`;
+    const databaseUrl = workerDatabaseUrl(database);
     const workerEnv = {
       DATABASE_URL: databaseUrl, DATA_DIR: path.join(tmpDir, 'worker'), LOG_LEVEL: 'silent', EMBEDDER: 'openai', EMBEDDER_URL: embeddings.url,
       JOB_EXPIRE_SECONDS: '4', JOB_SUPERVISE_SECONDS: '1', JOB_RETRY_LIMIT: '2',

@@ -1,20 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { WEBHOOK_DELIVERY } from '../src/modules/events/jobs.ts';
+import { exited, spawnWorker, workerDatabaseUrl } from './helpers/workers.ts';
 import { TEST_ENCRYPTION_KEY, testEnv } from './helpers/env.ts';
 import { asRole, createOrg } from './helpers/fixtures.ts';
 import { startReceiver } from './helpers/webhook-receiver.ts';
-
-function spawnWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['src/cli.ts', 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr!.on('data', () => {});
-  child.stdout!.on('data', () => {});
-  return child;
-}
-
-const exited = (child: ChildProcess) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r)));
 
 describe('webhooks: a `switchboard worker` killed with SIGKILL in the middle of deliveries', () => {
   test('every event is still delivered, always under its own id (a redelivery repeats the same webhook-id)', async () => {
@@ -22,8 +14,7 @@ describe('webhooks: a `switchboard worker` killed with SIGKILL in the middle of 
     const { app, database, queue, tmpDir } = env;
     // The receiver takes 1.5 s per request, so the first worker dies with attempts in flight and most not made.
     const receiver = await startReceiver({ answer: () => ({ status: 200, body: 'ok', delayMs: 1500 }) });
-    const databaseUrl = process.env.DATABASE_URL
-      ?? `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(String(database.connection.host))}`;
+    const databaseUrl = workerDatabaseUrl(database);
     const workerEnv = {
       DATABASE_URL: databaseUrl, DATA_DIR: path.join(tmpDir, 'webhook-worker'), LOG_LEVEL: 'silent',
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY.toString('base64'), ALLOWED_NETWORKS: '127.0.0.2/32',

@@ -18,7 +18,8 @@ const Placement = Type.Object({
 export const CAMPAIGN_TICK = defineJob({
   name: 'campaign-tick',
   payload: CampaignRef,
-  options: () => ({ policy: 'stately', retryLimit: 10, retryDelay: 5, expireInSeconds: 120, retentionSeconds: 3600 }),
+  // A tick takes well under a second: one whose worker died is retried after the job expiry (at most 2 minutes).
+  options: (config) => ({ policy: 'stately', retryLimit: 10, retryDelay: 5, expireInSeconds: Math.min(120, config.expireSeconds), retentionSeconds: 3600 }),
 });
 
 /** Placements whose retries ran out (a worker that died on the last try included): the attempt ends failed. */

@@ -573,8 +573,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List call summaries, newest first (created_at desc, call_sid desc); filter by agent, status, type and creation time
-         * @description List call summaries, newest first (created_at desc, call_sid desc); filter by agent, status, type and creation time
+         * List call summaries, newest first (created_at desc, call_sid desc); filter by agent, status, type, creation time, end reason, billing status, number, duration, cost, recording, campaign, metadata.<key>, and q (transcript search, adding snippet)
+         * @description List call summaries, newest first (created_at desc, call_sid desc); filter by agent, status, type, creation time, end reason, billing status, number, duration, cost, recording, campaign, metadata.<key>, and q (transcript search, adding snippet)
          */
         get: operations["listCalls"];
         put?: never;
@@ -3276,7 +3276,8 @@ export interface components {
          *       "start_time": "2026-11-22T10:15:00.000Z",
          *       "end_time": "2026-11-22T10:15:00.000Z",
          *       "end_reason": "Support credit",
-         *       "billing_status": "example"
+         *       "billing_status": "example",
+         *       "snippet": "example"
          *     }
          */
         CallSummary: {
@@ -3302,6 +3303,8 @@ export interface components {
             end_time: string | null;
             end_reason: string | null;
             billing_status: string;
+            /** @description With q: up to 200 characters of the best matching turn of the transcript */
+            snippet?: string;
         };
         /**
          * CallSummaryList
@@ -3326,7 +3329,8 @@ export interface components {
          *           "start_time": "2026-11-22T10:15:00.000Z",
          *           "end_time": "2026-11-22T10:15:00.000Z",
          *           "end_reason": "Support credit",
-         *           "billing_status": "example"
+         *           "billing_status": "example",
+         *           "snippet": "example"
          *         }
          *       ],
          *       "pagination": {
@@ -8026,6 +8030,24 @@ export interface operations {
                 from?: string;
                 /** @description Created before (a date: up to its end, UTC) */
                 to?: string;
+                end_reason?: "user_hangup" | "agent_hangup" | "tool_end_call" | "silence_timeout" | "max_duration" | "voicemail" | "error";
+                billing_status?: "pending" | "billed" | "insufficient_credits" | "waived";
+                /** @description The call was to or from this number (E.164) */
+                phone_number?: string;
+                /** @description Seconds, at least (calls without a duration are left out) */
+                min_duration?: number;
+                /** @description Seconds, at most (calls without a duration are left out) */
+                max_duration?: number;
+                /** @description Credits, at least (calls without a cost are left out) */
+                min_cost?: number;
+                /** @description Credits, at most (calls without a cost are left out) */
+                max_cost?: number;
+                /** @description Only calls with (true) or without (false) a stored recording */
+                has_recording?: boolean;
+                /** @description Calls placed by this campaign */
+                campaign_id?: string;
+                /** @description Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet` */
+                q?: string;
             };
             header?: {
                 /** @description Organization the request acts in (required) */

@@ -1,9 +1,14 @@
-import { sql } from 'drizzle-orm';
-import { bigint, boolean, doublePrecision, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { getTableColumns, sql } from 'drizzle-orm';
+import { bigint, boolean, customType, doublePrecision, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { clientId, createdAt, updatedAt } from './columns.ts';
 
 /** Credits: exact decimals (a call costs fractions of a credit), read as JS numbers. */
 export const credits = (name: string) => numeric(name, { precision: 16, scale: 4, mode: 'number' });
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/** The text search configuration of transcripts: English stems ("refunds" finds "refund"), stop words left out. */
+export const TRANSCRIPT_SEARCH_CONFIG = 'english';
 
 export interface CostBreakdown {
   stt: number;
@@ -57,6 +62,11 @@ export const calls = pgTable(
     variables: jsonb('variables').$type<Record<string, string>>().notNull().default({}),
     /** The campaign that placed the call (extensions.md §3), for the calls list's and analytics' campaign filter. */
     campaignId: text('campaign_id'),
+    /**
+     * The transcript as text-search lexemes, kept by the database with the transcript (redacted text,
+     * emptied by retention), for the list's `q` (extensions.md §4). Never read back by the API.
+     */
+    transcriptSearch: tsvector('transcript_search').generatedAlwaysAs(sql`to_tsvector('english'::regconfig, call_transcript_search_text(transcript))`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -68,8 +78,14 @@ export const calls = pgTable(
     uniqueIndex('calls_provider_call_sid_key').on(t.providerCallSid).where(sql`provider_call_sid IS NOT NULL`),
     index('calls_active_idx').on(t.clientId).where(sql`status IN ('queued', 'ringing', 'in_progress')`),
     index('calls_client_campaign_created_idx').on(t.clientId, t.campaignId, t.createdAt),
+    index('calls_transcript_search_idx').using('gin', t.transcriptSearch),
   ],
 );
+
+// The search lexemes are the database's own (a generated column): select these columns, never read them back.
+const { transcriptSearch: _lexemes, ...callColumns } = getTableColumns(calls);
+export const CALL_COLUMNS = callColumns;
+export type CallRecord = Omit<typeof calls.$inferSelect, 'transcriptSearch'>;
 
 /**
  * Finished calls summed per bucket, written in the transaction that ends the call, so analytics

@@ -1,25 +1,50 @@
 import type { Database } from '../../db/database.ts';
 import type { Static } from 'typebox';
+import { TRANSCRIPT_SEARCH_CONFIG } from '../../db/schema/index.ts';
 import type { CallSummary } from './schemas.ts';
-import type { CallFilters } from './repository.ts';
 
 type CallSummaryView = Static<typeof CallSummary>;
+import { filterSql, searchQuery, type CallFilters } from './call-filters.ts';
+import { snippetOf } from './snippet.ts';
+
 
 const isoText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** The summary columns under their API names, timestamps already ISO 8601 text: rows go out as they come. */
-const COLUMNS = `call_sid, to_number, from_number, agent_id, agent_name, client_id, call_type, status, recording_enabled,
+export const SUMMARY_COLUMNS = `call_sid, to_number, from_number, agent_id, agent_name, client_id, call_type, status, recording_enabled,
   total_cost::float8 AS total_cost, duration_seconds, turn_count, ${isoText('created_at')} AS created_at, ${isoText('updated_at')} AS updated_at,
   ${isoText('start_time')} AS start_time, ${isoText('end_time')} AS end_time, end_reason, billing_status`;
 
-const FILTERS: Array<[keyof CallFilters, string]> = [
-  ['agentId', 'agent_id = '], ['status', 'status = '], ['callType', 'call_type = '], ['from', 'created_at >= '], ['to', 'created_at < '],
-];
+/** Marks ts_headline puts around the matched words; control characters a transcript's text hardly has. */
+export const MATCH_START = '\u0002';
+export const MATCH_END = '\u0003';
+
+/**
+ * The best matching turn of the call, with its matched words marked: a turn that matches the whole
+ * query if any, then the one with the most of the query's wanted words (`positive`, any of them),
+ * the earliest of equals. A scalar subquery in the select list: PostgreSQL computes it for the
+ * page's rows only, after the LIMIT.
+ */
+const bestTurn = (query: string, positive: string) => `(SELECT ts_headline('${TRANSCRIPT_SEARCH_CONFIG}', turn ->> 'text', ${positive}, 'StartSel=${MATCH_START}, StopSel=${MATCH_END}, HighlightAll=true')
+    FROM jsonb_array_elements(CASE WHEN jsonb_typeof(calls.transcript) = 'array' THEN calls.transcript ELSE '[]'::jsonb END) WITH ORDINALITY AS turns(turn, position),
+      to_tsvector('${TRANSCRIPT_SEARCH_CONFIG}', coalesce(turn ->> 'text', '')) AS lexemes
+    ORDER BY lexemes @@ ${query} DESC, ts_rank(lexemes, ${positive}) DESC, position LIMIT 1)`;
+
+/**
+ * The words `q` asks for, any of them (web-search syntax less exclusions, quotes and "or"): what
+ * ranks a call's turns for its snippet. Only the snippet uses it; which calls match is the
+ * database's reading of `q`.
+ */
+export function wantedWords(q: string): string {
+  const withoutExclusions = q.replace(/(^|\s)-("[^"]*("|$)|\S+)/gu, ' ');
+  return withoutExclusions.replace(/"/gu, ' ').split(/\s+/u).filter((w) => w !== '' && w.toLowerCase() !== 'or').join(' or ');
+}
 
 /**
  * The calls list, the hottest read of the API: plain SQL as a named prepared statement (one per
  * combination of filters, planned once per connection), rows selected in their response shape.
  * Newest first by (created_at, call_sid), the keyset served by the (client_id, created_at, call_sid) index.
+ * With `q`, each row adds the `snippet` of its best matching turn.
  */
 export async function listCallSummaries(
   database: Pick<Database, 'prepared'>,
@@ -28,23 +53,22 @@ export async function listCallSummaries(
   limit: number,
   before?: { at: Date; id: string },
 ): Promise<CallSummaryView[]> {
-  const values: unknown[] = [orgId];
-  const conditions = ['client_id = $1'];
-  let name = 'calls_list';
-  for (const [key, condition] of FILTERS) {
-    const value = filters[key];
-    if (value === undefined) continue;
-    values.push(value instanceof Date ? value.toISOString() : value);
-    conditions.push(`${condition}$${values.length}`);
-    name += `_${key}`;
-  }
+  const { where, values, shape } = filterSql(orgId, filters);
+  const conditions = [where];
   if (before) {
     values.push(before.at.toISOString(), before.id);
     conditions.push(`(created_at, call_sid) < ($${values.length - 1}::timestamptz, $${values.length})`);
-    name += '_after';
+  }
+  let columns = SUMMARY_COLUMNS;
+  if (filters.q !== undefined) {
+    // The snippet parses q again from a parameter of its own: the filter's number depends on the other filters.
+    values.push(filters.q, wantedWords(filters.q));
+    columns += `, ${bestTurn(searchQuery(`$${values.length - 1}`), searchQuery(`$${values.length}`))} AS snippet`;
   }
   values.push(limit);
   // ORDER BY names the table: the select list reuses the column names for the ISO text.
-  const text = `SELECT ${COLUMNS} FROM calls WHERE ${conditions.join(' AND ')} ORDER BY calls.created_at DESC, calls.call_sid DESC LIMIT $${values.length}`;
-  return database.prepared<CallSummaryView>(name, text, values);
+  const text = `SELECT ${columns} FROM calls WHERE ${conditions.join(' AND ')} ORDER BY calls.created_at DESC, calls.call_sid DESC LIMIT $${values.length}`;
+  const rows = await database.prepared<CallSummaryView>(`calls_list${shape}${before ? '_after' : ''}`, text, values);
+  if (filters.q !== undefined) for (const row of rows) row.snippet = snippetOf(row.snippet ?? null);
+  return rows;
 }

@@ -1,19 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
-import { calls } from '../../db/schema/index.ts';
+import { CALL_COLUMNS, calls, type CallRecord } from '../../db/schema/index.ts';
 
-export type CallRow = typeof calls.$inferSelect;
-export type NewCallRow = Omit<typeof calls.$inferInsert, 'clientId'>;
+export type CallRow = CallRecord;
+export type NewCallRow = Omit<typeof calls.$inferInsert, 'clientId' | 'transcriptSearch'>;
 
-export interface CallFilters {
-  agentId?: string;
-  status?: string;
-  callType?: string;
-  /** Created at or after. */
-  from?: Date;
-  /** Created before. */
-  to?: Date;
-}
+export type { CallFilters } from './call-filters.ts';
 
 /** Calls of one organization: every method takes the organization id first. */
 export class CallRepository {
@@ -24,12 +16,12 @@ export class CallRepository {
 
   /** Undefined when this organization already has a call with that sid (sids are unique per organization). */
   async insert(orgId: string, row: NewCallRow): Promise<CallRow | undefined> {
-    const [created] = await this.#db.insert(calls).values({ ...row, clientId: orgId }).onConflictDoNothing().returning();
+    const [created] = await this.#db.insert(calls).values({ ...row, clientId: orgId }).onConflictDoNothing().returning(CALL_COLUMNS);
     return created;
   }
 
   async findBySid(orgId: string, callSid: string, options: { forUpdate?: boolean } = {}): Promise<CallRow | undefined> {
-    const query = this.#db.select().from(calls).where(and(eq(calls.clientId, orgId), eq(calls.callSid, callSid)));
+    const query = this.#db.select(CALL_COLUMNS).from(calls).where(and(eq(calls.clientId, orgId), eq(calls.callSid, callSid)));
     const [row] = options.forUpdate ? await query.for('update') : await query;
     return row;
   }
@@ -39,7 +31,7 @@ export class CallRepository {
       .update(calls)
       .set({ ...changes, updatedAt: new Date() })
       .where(and(eq(calls.clientId, orgId), eq(calls.callSid, callSid)))
-      .returning();
+      .returning(CALL_COLUMNS);
     return row!;
   }
 }

@@ -21,7 +21,7 @@ export function callRoutes(service: CallService): FastifyPluginAsyncTypebox {
       config: { permission: 'calls:read' },
       schema: { operationId: 'listCalls',
         tags, headers: OrganizationHeader, querystring: ListCallsQuery,
-        summary: 'List call summaries, newest first (created_at desc, call_sid desc); filter by agent, status, type and creation time',
+        summary: 'List call summaries, newest first (created_at desc, call_sid desc); filter by agent, status, type, creation time, end reason, billing status, number, duration, cost, recording, campaign, metadata.<key>, and q (transcript search, adding snippet)',
         response: { 200: listEnvelope(CallSummary), ...errorResponses(...ORG_ROUTE_ERRORS) },
       },
     }, async (req) => pageBody(await service.list(req.ctx, req.query)));

@@ -86,7 +86,8 @@ export const UpdateCallBody = Type.Object(
   { title: 'UpdateCallBody', additionalProperties: false, minProperties: 1 },
 );
 
-export const CallSummary = Type.Object({
+/** The fields every call view has. */
+const SummaryFields = {
   call_sid: Type.String(),
   to_number: Type.String(),
   from_number: Nullable(Type.String()),
@@ -105,10 +106,16 @@ export const CallSummary = Type.Object({
   end_time: NullableTimestamp,
   end_reason: Nullable(Type.String()),
   billing_status: Type.String(),
+};
+
+/** A list item: the summary fields, and with the list's `q` the snippet of the best matching turn. */
+export const CallSummary = Type.Object({
+  ...SummaryFields,
+  snippet: Type.Optional(Type.String({ maxLength: 200, description: 'With q: up to 200 characters of the best matching turn of the transcript' })),
 }, { title: 'CallSummary' });
 
 export const Call = Type.Object({
-  ...CallSummary.properties,
+  ...SummaryFields,
   cost_breakdown: Nullable(CostBreakdown),
   transcript: Type.Array(TranscriptTurn),
   has_recording: Type.Boolean(),
@@ -125,17 +132,49 @@ const DateOrTime = Type.String({
   description: 'YYYY-MM-DD (UTC day) or ISO 8601 date-time',
 });
 
+/** Most `metadata.<key>` filters in one request. */
+export const METADATA_FILTERS_MAX = 10;
+/** `metadata.<key>`: a top-level key of 1-64 characters. */
+export const METADATA_FILTER_PATTERN = '^metadata\\..{1,64}$';
+
+const Bound = (description: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description }));
+
+/** The list's filters (extensions.md §4), shared with exports. */
+export const CallFilterFields = {
+  agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  status: Type.Optional(Type.Enum([...CALL_STATUSES])),
+  call_type: Type.Optional(Type.Enum([...CALL_TYPES])),
+  from: Type.Optional({ ...DateOrTime, description: 'Created at or after (a date: from its start, UTC)' }),
+  to: Type.Optional({ ...DateOrTime, description: 'Created before (a date: up to its end, UTC)' }),
+  end_reason: Type.Optional(Type.Enum([...END_REASONS])),
+  billing_status: Type.Optional(Type.Enum([...BILLING_STATUSES])),
+  phone_number: Type.Optional({ ...E164, description: 'The call was to or from this number (E.164)' }),
+  min_duration: Bound('Seconds, at least (calls without a duration are left out)'),
+  max_duration: Bound('Seconds, at most (calls without a duration are left out)'),
+  min_cost: Bound('Credits, at least (calls without a cost are left out)'),
+  max_cost: Bound('Credits, at most (calls without a cost are left out)'),
+  has_recording: Type.Optional(Type.Boolean({ description: 'Only calls with (true) or without (false) a stored recording' })),
+  campaign_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Calls placed by this campaign' })),
+  q: Type.Optional(Type.String({
+    minLength: 1, maxLength: 500,
+    description: 'Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet`',
+  })),
+};
+
+/** `metadata.<key>` query fields: a pattern, since the keys are the caller's. */
+export const metadataFilterOptions = (fixedFields: number) => ({
+  patternProperties: { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 500 }) },
+  maxProperties: fixedFields + METADATA_FILTERS_MAX,
+  description: `\`metadata.<key>=<value>\` (different keys, at most ${METADATA_FILTERS_MAX}): the top-level key's value, as text, equals <value> exactly`,
+});
+
 export const ListCallsQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page' })),
-    agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    status: Type.Optional(Type.Enum([...CALL_STATUSES])),
-    call_type: Type.Optional(Type.Enum([...CALL_TYPES])),
-    from: Type.Optional({ ...DateOrTime, description: 'Created at or after (a date: from its start, UTC)' }),
-    to: Type.Optional({ ...DateOrTime, description: 'Created before (a date: up to its end, UTC)' }),
+    ...CallFilterFields,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...metadataFilterOptions(2 + Object.keys(CallFilterFields).length) },
 );
 
 export const RecordingStream = Type.Object({

@@ -4,7 +4,7 @@ import type { RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newCallSid } from '../../core/ids.ts';
-import { isStorableInstant, parseInstant } from '../../core/time-zones.ts';
+import { parseInstant } from '../../core/time-zones.ts';
 import type { CostBreakdown } from '../../db/schema/index.ts';
 import { roundCredits } from '../../core/credits.ts';
 import type { AgentService } from '../agents/service.ts';
@@ -13,7 +13,8 @@ import type { BillingService } from '../billing/service.ts';
 import type { DataSettingsService } from '../data-settings/service.ts';
 import { CONCURRENCY_RETRY_AFTER_SECONDS, type LimitsService } from '../limits/service.ts';
 import type { EventOutbox } from '../events/service.ts';
-import { CallRepository, type CallFilters, type CallRow, type NewCallRow } from './repository.ts';
+import { CallRepository, type CallRow, type NewCallRow } from './repository.ts';
+import { callFiltersOf } from './call-filters.ts';
 import { listCallSummaries } from './call-list.ts';
 import { METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type DialCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
 import { isFinal, statusStage, toCall } from './views.ts';
@@ -26,18 +27,6 @@ type CallSummaryView = Static<typeof CallSummary>;
 type CallView = Static<typeof Call>;
 type UpdateInput = Static<typeof UpdateCallBody>;
 export type DialInput = Static<typeof DialCallBody>;
-
-/** `YYYY-MM-DD` is a UTC day: `from` starts at its beginning, `to` ends at its end. */
-function boundary(value: string | undefined, edge: 'from' | 'to'): Date | undefined {
-  if (value === undefined) return undefined;
-  const isDay = value.length === 10;
-  const path = `querystring.${edge}`;
-  const at = parseInstant(isDay ? `${value}T00:00:00.000Z` : value, path);
-  if (!(isDay && edge === 'to')) return at;
-  const end = new Date(at.getTime() + 86_400_000);
-  if (!isStorableInstant(end)) throw Errors.validation(`Invalid ${path}`, [{ path, message: 'is out of range (years 0001 to 9999)' }]);
-  return end;
-}
 
 function time(value: string | undefined, field: string): Date | undefined {
   return value === undefined ? undefined : parseInstant(value, `body.${field}`);
@@ -190,10 +179,7 @@ export class CallService {
   }
 
   async list(ctx: RequestContext, query: Static<typeof ListCallsQuery>): Promise<Page<CallSummaryView>> {
-    const filters: CallFilters = {
-      agentId: query.agent_id, status: query.status, callType: query.call_type,
-      from: boundary(query.from, 'from'), to: boundary(query.to, 'to'),
-    };
+    const filters = callFiltersOf(query, 'querystring');
     const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
     const rows = await listCallSummaries(this.#deps.database, ctx.orgId, filters, query.limit + 1, before);
     return toPage(rows, query.limit, (r) => ({ value: r.created_at, id: r.call_sid }), (r) => r);

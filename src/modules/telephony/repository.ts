@@ -1,9 +1,9 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
-import { calls, integrations, phoneNumbers } from '../../db/schema/index.ts';
+import { CALL_COLUMNS, calls, integrations, phoneNumbers, type CallRecord } from '../../db/schema/index.ts';
 
 export type TelephonyNumber = typeof phoneNumbers.$inferSelect;
-export type TelephonyCall = typeof calls.$inferSelect;
+export type TelephonyCall = CallRecord;
 export type TelephonyIntegration = typeof integrations.$inferSelect;
 
 /**
@@ -24,12 +24,12 @@ export class TelephonyRepository {
   }
 
   async callByProviderSid(providerCallSid: string): Promise<TelephonyCall | undefined> {
-    const [row] = await this.#db.select().from(calls).where(eq(calls.providerCallSid, providerCallSid)).limit(1);
+    const [row] = await this.#db.select(CALL_COLUMNS).from(calls).where(eq(calls.providerCallSid, providerCallSid)).limit(1);
     return row;
   }
 
   async call(orgId: string, callSid: string, options: { forUpdate?: boolean } = {}): Promise<TelephonyCall | undefined> {
-    const query = this.#db.select().from(calls).where(and(eq(calls.clientId, orgId), eq(calls.callSid, callSid)));
+    const query = this.#db.select(CALL_COLUMNS).from(calls).where(and(eq(calls.clientId, orgId), eq(calls.callSid, callSid)));
     const [row] = options.forUpdate ? await query.for('update') : await query;
     return row;
   }

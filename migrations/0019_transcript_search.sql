@@ -1,0 +1,2 @@
+ALTER TABLE "calls" ADD COLUMN "transcript_search" "tsvector" GENERATED ALWAYS AS (to_tsvector('english'::regconfig, call_transcript_search_text(transcript))) STORED;--> statement-breakpoint
+CREATE INDEX "calls_transcript_search_idx" ON "calls" USING gin ("transcript_search");

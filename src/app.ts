@@ -82,6 +82,8 @@ export async function buildApp(services: Services, options: { closeServices?: bo
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
     forceCloseConnections: 'idle',
+    // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (request.ip).
+    ...(services.config.trustProxy.length ? { trustProxy: services.config.trustProxy } : {}),
     ...serverTimeoutOptions(services.config.http),
     clientErrorHandler,
     frameworkErrors,

@@ -19,6 +19,22 @@ export function allowedNetworks(env: Env): AllowedNetworks {
   }
 }
 
+/**
+ * `TRUST_PROXY`: comma-separated addresses or networks of the reverse proxies in front of the
+ * server. Only a request from one of them has its client address taken from X-Forwarded-For (for
+ * API keys' allowed_ips, rate limits and the audit log); by default the socket's address is used.
+ */
+export function trustProxy(env: Env): string[] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw) return [];
+  try {
+    parseNetworks(raw);
+  } catch (err) {
+    throw new ConfigError(`TRUST_PROXY must be comma-separated IP addresses or networks of the proxies (e.g. 127.0.0.1,10.0.0.0/8): ${(err as Error).message}`);
+  }
+  return raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+}
+
 /** `ADMIN_EMAIL`, lowercased: the first run's admin user (default admin@localhost). */
 export function adminEmail(env: Env): string {
   const value = (env.ADMIN_EMAIL || 'admin@localhost').trim().toLowerCase();

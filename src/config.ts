@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AllowedNetworks } from './adapters/http/outbound-addresses.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
-import { adminEmail, allowedNetworks, embedder, encryptionKey, mail, payments, runtime, sip, storage, webhooks } from './config-sections.ts';
+import { adminEmail, allowedNetworks, trustProxy, embedder, encryptionKey, mail, payments, runtime, sip, storage, webhooks } from './config-sections.ts';
 
 export { ConfigError } from './config-readers.ts';
 
@@ -27,6 +27,8 @@ export interface Config {
   authCache: boolean;
   /** Networks outbound requests (tool tests, webhooks) may reach although not global unicast. */
   allowedNetworks: AllowedNetworks;
+  /** TRUST_PROXY: the reverse proxies (addresses or CIDR) whose X-Forwarded-For gives the client's address; none by default. */
+  trustProxy: string[];
   /** Base64 of 32 bytes encrypting stored credentials; generated into `dataDir` when not given. */
   encryptionKey: string | undefined;
   carrier: CarrierConfig;
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminEmail: adminEmail(env),
     authCache: flag(env, 'AUTH_CACHE', true),
     allowedNetworks: allowedNetworks(env),
+    trustProxy: trustProxy(env),
     encryptionKey: encryptionKey(env),
     carrier: {
       baseUrl: url(env, 'CARRIER_A_API_URL') ?? 'https://api.twilio.com',

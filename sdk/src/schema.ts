@@ -1931,7 +1931,13 @@ export interface components {
          * @example {
          *       "name": "Acme",
          *       "role": "admin",
-         *       "expires_at": "2026-11-22T10:15:00.000Z"
+         *       "expires_at": "2026-11-22T10:15:00.000Z",
+         *       "scopes": [
+         *         "example"
+         *       ],
+         *       "allowed_ips": [
+         *         "example"
+         *       ]
          *     }
          */
         CreateApiKeyBody: {
@@ -1946,6 +1952,10 @@ export interface components {
              * @description Must be in the future
              */
             expires_at?: string;
+            /** @description Permission strings (e.g. calls:read) the key is narrowed to: a request needs the role and the scope (403 scope_missing). Empty or absent: the role's permissions */
+            scopes?: string[];
+            /** @description IPv4/IPv6 addresses or CIDR networks the key is accepted from (403 ip_not_allowed otherwise). Empty or absent: any address */
+            allowed_ips?: string[];
         };
         /**
          * CreatedApiKey
@@ -1960,6 +1970,12 @@ export interface components {
          *       "created_at": "2026-11-22T10:15:00.000Z",
          *       "last_used_at": "2026-11-22T10:15:00.000Z",
          *       "expires_at": "2026-11-22T10:15:00.000Z",
+         *       "scopes": [
+         *         "example"
+         *       ],
+         *       "allowed_ips": [
+         *         "example"
+         *       ],
          *       "key": "example"
          *     }
          */
@@ -1984,6 +2000,10 @@ export interface components {
             last_used_at: string | null;
             /** Format: date-time */
             expires_at: string | null;
+            /** @description Permissions the key is narrowed to; empty: everything its role holds */
+            scopes: string[];
+            /** @description Networks (CIDR) the key is accepted from; empty: any address */
+            allowed_ips: string[];
             /** @description The full key (sk_ + 40 base62). Shown only in this response. */
             key: string;
         };
@@ -2003,6 +2023,12 @@ export interface components {
          *         "created_at": "2026-11-22T10:15:00.000Z",
          *         "last_used_at": "2026-11-22T10:15:00.000Z",
          *         "expires_at": "2026-11-22T10:15:00.000Z",
+         *         "scopes": [
+         *           "example"
+         *         ],
+         *         "allowed_ips": [
+         *           "example"
+         *         ],
          *         "key": "example"
          *       }
          *     }
@@ -2024,7 +2050,13 @@ export interface components {
          *       "status": "active",
          *       "created_at": "2026-11-22T10:15:00.000Z",
          *       "last_used_at": "2026-11-22T10:15:00.000Z",
-         *       "expires_at": "2026-11-22T10:15:00.000Z"
+         *       "expires_at": "2026-11-22T10:15:00.000Z",
+         *       "scopes": [
+         *         "example"
+         *       ],
+         *       "allowed_ips": [
+         *         "example"
+         *       ]
          *     }
          */
         ApiKey: {
@@ -2048,6 +2080,10 @@ export interface components {
             last_used_at: string | null;
             /** Format: date-time */
             expires_at: string | null;
+            /** @description Permissions the key is narrowed to; empty: everything its role holds */
+            scopes: string[];
+            /** @description Networks (CIDR) the key is accepted from; empty: any address */
+            allowed_ips: string[];
         };
         /**
          * ApiKeyList
@@ -2064,7 +2100,13 @@ export interface components {
          *           "status": "active",
          *           "created_at": "2026-11-22T10:15:00.000Z",
          *           "last_used_at": "2026-11-22T10:15:00.000Z",
-         *           "expires_at": "2026-11-22T10:15:00.000Z"
+         *           "expires_at": "2026-11-22T10:15:00.000Z",
+         *           "scopes": [
+         *             "example"
+         *           ],
+         *           "allowed_ips": [
+         *             "example"
+         *           ]
          *         }
          *       ],
          *       "pagination": {
@@ -2095,7 +2137,13 @@ export interface components {
          *         "status": "active",
          *         "created_at": "2026-11-22T10:15:00.000Z",
          *         "last_used_at": "2026-11-22T10:15:00.000Z",
-         *         "expires_at": "2026-11-22T10:15:00.000Z"
+         *         "expires_at": "2026-11-22T10:15:00.000Z",
+         *         "scopes": [
+         *           "example"
+         *         ],
+         *         "allowed_ips": [
+         *           "example"
+         *         ]
          *       }
          *     }
          */

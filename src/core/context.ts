@@ -19,8 +19,8 @@ export interface RequestContext {
 /** A caller identified but not bound to an organization (e.g. `GET /api/auth/me`). */
 export interface Principal {
   actor: Actor;
-  /** For API keys: the key's organization and role. */
-  apiKey?: { orgId: string; role: Role };
+  /** For API keys: the key's organization and role, and what it is narrowed to (empty lists: nothing). */
+  apiKey?: { orgId: string; role: Role; scopes: string[]; allowedIps: string[] };
   requestId: string;
   ip?: string;
   userAgent?: string;

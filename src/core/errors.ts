@@ -54,6 +54,10 @@ export const Errors = {
   signatureInvalid: () => new AppError(403, 'signature_invalid', 'The request does not carry a valid X-Twilio-Signature'),
   linkInvalid: () => new AppError(403, 'link_invalid', 'The link signature is not valid'),
   linkExpired: () => new AppError(403, 'link_expired', 'The link has expired'),
+  /** An API key narrowed by `scopes` lacks the route's permission (extensions.md §6). */
+  scopeMissing: (permission: string) => new AppError(403, 'scope_missing', `The API key's scopes do not include ${permission}`),
+  /** An API key with `allowed_ips` used from another address. */
+  ipNotAllowed: () => new AppError(403, 'ip_not_allowed', "The request's address is not in the API key's allowed_ips"),
   userTokenRequired: () =>
     new AppError(403, 'user_token_required', 'This is done by a signed-in user: send Authorization: Bearer <token>, not an API key'),
   crossSiteRequest: () => new AppError(403, 'cross_site_request', 'This form accepts posts from its own page only'),

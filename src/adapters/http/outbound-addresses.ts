@@ -1,6 +1,9 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { addressInNetworks, parseIpAddress, type AllowedNetworks, type IpAddress } from '../../core/networks.ts';
+
+export { isInNetworks, parseIpAddress, parseNetworks, type AllowedNetworks, type IpAddress, type Network } from '../../core/networks.ts';
 
 /**
  * Which addresses outbound requests to user-chosen URLs (tool tests, webhook deliveries) may
@@ -14,38 +17,12 @@ import ipaddr from 'ipaddr.js';
  * that host too: IPv4-mapped and the well-known NAT64 prefix by their embedded address, 6to4 by
  * its relay's address, Teredo by both its server and its (obfuscated) client address.
  */
-export type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
-export type Network = readonly [IpAddress, number];
-export type AllowedNetworks = readonly Network[];
-
 export class DestinationRefusedError extends Error {
   override name = 'DestinationRefusedError';
 }
 
 const GLOBAL_UNICAST_V6: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('2000::'), 3];
 const WELL_KNOWN_NAT64: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('64:ff9b::'), 96];
-
-/**
- * A strict parse: dotted-quad IPv4 or IPv6, normalized by the WHATWG URL parser first (ipaddr.js
- * reads `::a.b.c.d` as `::ffff:a.b.c.d`, another address), IPv4-mapped IPv6 read as its IPv4.
- */
-export function parseIpAddress(text: string): IpAddress | null {
-  const family = net.isIP(text);
-  if (family === 0) return null;
-  let address: IpAddress;
-  if (family === 4) {
-    address = ipaddr.IPv4.parse(text);
-  } else {
-    let canonical: string;
-    try {
-      canonical = new URL(`http://[${text}]/`).hostname.slice(1, -1);
-    } catch {
-      return null; // a zone index (fe80::1%eth0): never a global address
-    }
-    address = ipaddr.IPv6.parse(canonical);
-  }
-  return address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress() ? address.toIPv4Address() : address;
-}
 
 const ipv4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 
@@ -66,34 +43,10 @@ export function isGlobalUnicast(address: IpAddress): boolean {
   }
 }
 
-/** "10.0.0.0/8, 127.0.0.1, fd00::/8" → networks (a bare address is a network of itself). Throws on a bad entry. */
-export function parseNetworks(spec: string): Network[] {
-  return spec.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
-    const [text, bits, extra] = entry.split('/');
-    const address = parseIpAddress(text!);
-    const width = address instanceof ipaddr.IPv4 ? 32 : 128;
-    const prefix = bits === undefined ? width : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
-    if (!address || extra !== undefined || !(prefix >= 0 && prefix <= width)) throw new Error(`not an IP network: "${entry}"`);
-    return [address, prefix] as const;
-  });
-}
-
-function isAllowed(address: IpAddress, allowed: AllowedNetworks): boolean {
-  return allowed.some(([network, prefix]) => address instanceof ipaddr.IPv4
-    ? network instanceof ipaddr.IPv4 && address.match(network, prefix)
-    : network instanceof ipaddr.IPv6 && address.match(network, prefix));
-}
-
-/** Whether this address (text) is in the operator's allowed networks (plain-http webhooks need that, not just a public address). */
-export function isInNetworks(text: string, allowed: AllowedNetworks): boolean {
-  const address = parseIpAddress(text);
-  return address !== null && isAllowed(address, allowed);
-}
-
 /** Whether a connection to this address (text, as DNS or a URL gives it) is permitted. */
 export function isPermittedAddress(text: string, allowed: AllowedNetworks): boolean {
   const address = parseIpAddress(text);
-  return address !== null && (isAllowed(address, allowed) || isGlobalUnicast(address));
+  return address !== null && (addressInNetworks(address, allowed) || isGlobalUnicast(address));
 }
 
 type Resolver = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;

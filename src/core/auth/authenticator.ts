@@ -60,7 +60,7 @@ export class Authenticator {
     this.#recordUse(key.id, key.lastUsedAt, now);
     return {
       actor: { type: 'api_key', keyId: key.id, userId: key.userId },
-      apiKey: { orgId: key.clientId, role: key.role },
+      apiKey: { orgId: key.clientId, role: key.role, scopes: key.scopes ?? [], allowedIps: key.allowedIps ?? [] },
       requestId,
     };
   }

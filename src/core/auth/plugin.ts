@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal, RequestContext } from '../context.ts';
 import { Errors } from '../errors.ts';
+import { isInNetworks, parseNetworks } from '../networks.ts';
 import { hasPermission } from '../permissions.ts';
 import type { Authenticator } from './authenticator.ts';
 
@@ -65,10 +66,16 @@ async function authenticate(request: FastifyRequest, authenticator: Authenticato
     request.id,
   );
   request.principal = { ...principal, ip: request.ip, userAgent: header(request, 'user-agent') };
+  // The address is the socket's, or X-Forwarded-For's when TRUST_PROXY names the proxy (Fastify's request.ip).
+  const allowedIps = principal.apiKey?.allowedIps ?? [];
+  if (allowedIps.length && !isInNetworks(request.ip, parseNetworks(allowedIps.join(',')))) throw Errors.ipNotAllowed();
   if (auth === 'principal') return;
   const ctx = await authenticator.context(principal, header(request, 'x-organization-id'));
   if (config.permission && !hasPermission(ctx.role, config.permission)) {
     throw Errors.permissionDenied(config.permission, ctx.role);
   }
+  // A narrowed key needs the scope as well as the role.
+  const scopes = principal.apiKey?.scopes ?? [];
+  if (config.permission && scopes.length && !scopes.includes(config.permission)) throw Errors.scopeMissing(config.permission);
   request.ctx = { ...ctx, ip: request.ip, userAgent: header(request, 'user-agent') };
 }

@@ -12,6 +12,10 @@ export interface KeyCredential {
   status: string;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  /** Permissions the key is narrowed to; empty = its role's. */
+  scopes: string[];
+  /** Networks (CIDR text) the key is accepted from; empty = anywhere. */
+  allowedIps: string[];
 }
 
 export interface ApiKeyLookup {

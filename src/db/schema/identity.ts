@@ -1,4 +1,5 @@
 import { bigint, index, integer, pgSequence, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 
 const timestamps = {
   createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
@@ -60,6 +61,10 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, precision: 3 }),
     expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, precision: 3 }),
+    /** Permissions the key is narrowed to (extensions.md §6); empty = everything its role holds. */
+    scopes: text('scopes').array().notNull().default(sql`'{}'::text[]`),
+    /** Networks (CIDR) the key is accepted from; empty = anywhere. */
+    allowedIps: text('allowed_ips').array().notNull().default(sql`'{}'::text[]`),
   },
   (t) => [
     uniqueIndex('api_keys_key_hash_key').on(t.keyHash),

@@ -16,7 +16,7 @@ export class ApiKeyCredentials implements ApiKeyLookup {
     const [row] = await this.#database.prepared<KeyCredential>(
       'auth_key_by_hash',
       `SELECT id, client_id AS "clientId", user_id AS "userId", role, status,
-              expires_at AS "expiresAt", last_used_at AS "lastUsedAt"
+              expires_at AS "expiresAt", last_used_at AS "lastUsedAt", scopes, allowed_ips AS "allowedIps"
          FROM api_keys WHERE key_hash = $1`,
       [keyHash],
     );

@@ -13,6 +13,8 @@ export const ApiKey = Type.Object(
     created_at: Timestamp,
     last_used_at: NullableTimestamp,
     expires_at: NullableTimestamp,
+    scopes: Type.Array(Type.String(), { description: "Permissions the key is narrowed to; empty: everything its role holds" }),
+    allowed_ips: Type.Array(Type.String(), { description: 'Networks (CIDR) the key is accepted from; empty: any address' }),
   }, { title: 'ApiKey' });
 
 export const CreatedApiKey = Type.Object({
@@ -25,6 +27,14 @@ export const CreateApiKeyBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 100 }),
     role: RoleSchema,
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Must be in the future' })),
+    scopes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+      maxItems: 100, uniqueItems: true,
+      description: 'Permission strings (e.g. calls:read) the key is narrowed to: a request needs the role and the scope (403 scope_missing). Empty or absent: the role\'s permissions',
+    })),
+    allowed_ips: Type.Optional(Type.Array(Type.String({ minLength: 2, maxLength: 64 }), {
+      maxItems: 50, uniqueItems: true,
+      description: 'IPv4/IPv6 addresses or CIDR networks the key is accepted from (403 ip_not_allowed otherwise). Empty or absent: any address',
+    })),
   },
   { title: 'CreateApiKeyBody', additionalProperties: false },
 );

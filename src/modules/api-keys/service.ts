@@ -1,9 +1,10 @@
 import type { Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { pageNewestFirst, type Page } from '../../core/cursor.ts';
-import { Errors } from '../../core/errors.ts';
+import { Errors, type FieldError } from '../../core/errors.ts';
+import { parseNetworks } from '../../core/networks.ts';
 import { newId } from '../../core/ids.ts';
-import { roleAtMost, type Role } from '../../core/permissions.ts';
+import { PERMISSIONS, roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
 import { generateApiKey } from '../../core/auth/api-key-secret.ts';
 import { ApiKeyRepository, type ApiKeyRow } from './repository.ts';
@@ -21,6 +22,8 @@ export interface ApiKeyView {
   created_at: string;
   last_used_at: string | null;
   expires_at: string | null;
+  scopes: string[];
+  allowed_ips: string[];
 }
 
 export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
@@ -35,14 +38,33 @@ export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
     created_at: iso(row.createdAt),
     last_used_at: iso(row.lastUsedAt),
     expires_at: iso(row.expiresAt),
+    scopes: row.scopes,
+    allowed_ips: row.allowedIps,
   };
+}
+
+/** `scopes` name permissions of the table and `allowed_ips` parse as networks; 400 with the entries that do not. */
+function checkNarrowing(input: { scopes?: string[]; allowed_ips?: string[] }): void {
+  const errors: FieldError[] = [];
+  (input.scopes ?? []).forEach((scope, i) => {
+    if (!Object.hasOwn(PERMISSIONS, scope)) errors.push({ path: `body.scopes.${i}`, message: `is not a permission (e.g. ${Object.keys(PERMISSIONS)[0]})` });
+  });
+  (input.allowed_ips ?? []).forEach((entry, i) => {
+    try {
+      parseNetworks(entry);
+      if (entry.includes(',')) throw new Error('one network per entry');
+    } catch {
+      errors.push({ path: `body.allowed_ips.${i}`, message: 'is not an IP address or CIDR network' });
+    }
+  });
+  if (errors.length) throw Errors.validation('Invalid API key restrictions', errors);
 }
 
 /** Creates a key and returns it with its full secret, which exists only in this return value. */
 export async function issueApiKey(
   db: Executor,
   orgId: string,
-  input: { userId: string; name: string; role: Role; expiresAt?: Date | null },
+  input: { userId: string; name: string; role: Role; expiresAt?: Date | null; scopes?: string[]; allowedIps?: string[] },
 ): Promise<{ view: ApiKeyView; key: string }> {
   const secret = generateApiKey();
   const row = await new ApiKeyRepository(db).insert(orgId, {
@@ -53,6 +75,8 @@ export async function issueApiKey(
     prefix: secret.prefix,
     keyHash: secret.hash,
     expiresAt: input.expiresAt ?? null,
+    scopes: input.scopes ?? [],
+    allowedIps: input.allowedIps ?? [],
   });
   return { view: toApiKeyView(row), key: secret.key };
 }
@@ -84,8 +108,9 @@ export class ApiKeyService {
     if (revocation !== undefined) await this.#revocations.settle(revocation);
   }
 
-  async create(ctx: RequestContext, input: { name: string; role: Role; expires_at?: string }) {
+  async create(ctx: RequestContext, input: { name: string; role: Role; expires_at?: string; scopes?: string[]; allowed_ips?: string[] }) {
     if (!roleAtMost(input.role, ctx.role)) throw Errors.roleTooHigh('requested role');
+    checkNarrowing(input);
     let expiresAt: Date | null = null;
     if (input.expires_at !== undefined) {
       expiresAt = new Date(input.expires_at);
@@ -94,7 +119,9 @@ export class ApiKeyService {
       }
     }
     const { view, key } = await this.#db.transaction(async (tx) => {
-      const issued = await issueApiKey(tx, ctx.orgId, { userId: ctx.actor.userId, name: input.name, role: input.role, expiresAt });
+      const issued = await issueApiKey(tx, ctx.orgId, {
+        userId: ctx.actor.userId, name: input.name, role: input.role, expiresAt, scopes: input.scopes, allowedIps: input.allowed_ips?.map((ip) => ip.trim()),
+      });
       await this.#outbox.emit(tx, ctx.orgId, 'api_key.created', issued.view);
       return issued;
     });

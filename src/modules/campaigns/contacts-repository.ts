@@ -28,11 +28,17 @@ export class ContactRepository {
   /** Inserts a batch; the rows of numbers the campaign already has are not inserted. Returns the rows inserted. */
   async insertBatch(orgId: string, campaignId: string, contacts: NewContact[]): Promise<Set<number>> {
     if (!contacts.length) return new Set();
-    const inserted = await this.#db.insert(campaignContacts)
-      .values(contacts.map((c) => ({ campaignId, clientId: orgId, row: c.row, phoneNumber: c.phoneNumber, variables: c.variables })))
-      .onConflictDoNothing()
-      .returning({ row: campaignContacts.row });
-    return new Set(inserted.map((r) => r.row));
+    // The batch as one JSON parameter, unpacked by the database: a 1,000-row batch is one bound value
+    // instead of 5,000, which keeps a 100,000-row upload's allocations (and the server's memory) small.
+    const batch = JSON.stringify(contacts.map((c) => ({ row: c.row, phone_number: c.phoneNumber, variables: c.variables })));
+    const { rows } = await this.#db.execute<{ row: number }>(sql`
+      INSERT INTO campaign_contacts (campaign_id, client_id, "row", phone_number, variables)
+      SELECT ${campaignId}, ${orgId}, t."row", t.phone_number, t.variables
+        FROM jsonb_to_recordset(${batch}::jsonb) AS t("row" integer, phone_number text, variables jsonb)
+       ORDER BY t."row"
+      ON CONFLICT DO NOTHING
+      RETURNING "row"`);
+    return new Set(rows.map((r) => Number(r.row)));
   }
 
   async list(orgId: string, campaignId: string, options: { status?: string; afterId?: number; limit: number }): Promise<ContactRow[]> {

@@ -184,12 +184,12 @@ export async function buildServices(config: Config, database: Database, options:
   const { now } = options;
   const outbox = new EventOutbox({ queue, now });
   const credentials = credentialLookup(config, database, log);
-  const apiKeys = new ApiKeyService({ db, revocations: credentials.revocations, outbox });
   const audit = new AuditService({ db });
+  const apiKeys = new ApiKeyService({ db, revocations: credentials.revocations, outbox, audit });
   const organizations = new OrganizationService({ db, audit });
-  const agents = new AgentService({ db, outbox });
+  const agents = new AgentService({ db, outbox, audit });
   const analytics = new AnalyticsService({ database });
-  const billing = new BillingService({ db, provider: adapters.payments, creditsPerDollar: config.creditsPerDollar, organizations, log, outbox });
+  const billing = new BillingService({ db, provider: adapters.payments, creditsPerDollar: config.creditsPerDollar, organizations, log, outbox, audit });
   const dataSettings = new DataSettingsService({ db, audit });
   const limits = new LimitsService({ db, rateLimitPerMinute: config.rateLimit.perMinute });
   const integrations = new IntegrationService({ db, secrets: adapters.secrets, carrier: adapters.carrier, audit });
@@ -205,11 +205,11 @@ export async function buildServices(config: Config, database: Database, options:
   });
   const events = new EventService({ db, organizations, mailer: adapters.mailer, now });
   const idempotency = new IdempotencyService({ database });
-  const calls = new CallService({ database, agents, billing, analytics, dataSettings, limits, outbox });
+  const calls = new CallService({ database, agents, billing, analytics, dataSettings, limits, outbox, audit });
   const phoneNumbers = new PhoneNumberService({
-    db, secrets: adapters.secrets, carrier: adapters.carrier, voiceUrl: config.carrier.voiceUrl, statusUrl: config.carrier.statusUrl, sip: adapters.sip, integrations, agents, outbox,
+    db, secrets: adapters.secrets, carrier: adapters.carrier, voiceUrl: config.carrier.voiceUrl, statusUrl: config.carrier.statusUrl, sip: adapters.sip, integrations, agents, outbox, audit,
   });
-  const invitations = new InvitationService({ database, queue, organizations, outbox });
+  const invitations = new InvitationService({ database, queue, organizations, outbox, audit });
   const sessions = new SessionService({
     db, mailer: adapters.mailer, publicBaseUrl: config.publicBaseUrl, jwt: config.jwt, sessionSecret: resolveSessionSecret(config.jwt, config.dataDir), log,
     mayReceiveLink: async (email) => (await organizations.hasUserWithEmail(email)) || (await invitations.hasPendingFor(email)),
@@ -220,7 +220,7 @@ export async function buildServices(config: Config, database: Database, options:
   calls.onCallEnded(new CampaignOutcomes({ now: dialerNow, outbox }));
   const dialing = new OutboundDialing({
     db, calls, agents, phoneNumbers, integrations, billing, carrier: adapters.carrier, sip: adapters.sip,
-    urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, log,
+    urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, log, audit,
   });
   const dialer = new CampaignDialer({
     database, queue, calls, agents, phoneNumbers, placer: options.placer ?? dialing, capacity: limits,
@@ -232,7 +232,7 @@ export async function buildServices(config: Config, database: Database, options:
     authenticator: new Authenticator({ keys: credentials.keys, users: new UserAccounts({ db }), tokens: adapters.tokens }),
     system: new SystemService({ database }),
     organizations,
-    members: new MemberService({ db, apiKeys, outbox }),
+    members: new MemberService({ db, apiKeys, outbox, audit }),
     invitations,
     apiKeys,
     agents,
@@ -256,9 +256,9 @@ export async function buildServices(config: Config, database: Database, options:
     limits,
     outbox,
     events,
-    webhooks: new WebhookService({ db, secrets: adapters.secrets, outbox, deliverer, agents, allowedNetworks: config.allowedNetworks, now }),
+    webhooks: new WebhookService({ db, secrets: adapters.secrets, outbox, deliverer, agents, allowedNetworks: config.allowedNetworks, audit, now }),
     idempotency,
-    campaigns: new CampaignService({ database, queue, agents, phoneNumbers }),
+    campaigns: new CampaignService({ database, queue, agents, phoneNumbers, audit }),
     dialer,
     sessions,
     jobs: [

@@ -112,7 +112,7 @@ describe('audit log', () => {
     assert.equal((await uploadRecording(org, call.call_sid, toneWav(0.3, 440))).statusCode, 200);
     await database.pool.query("UPDATE calls SET created_at = now() - interval '6 days' WHERE client_id = $1", [org.orgId]);
     await new RetentionSweeper({ db: database.db, store: services.adapters.store, log: services.log, dataSettings: services.dataSettings, audit: services.audit }).sweep();
-    const entries = (await auditLog(org, '?resource_type=call')).data;
+    const entries = (await auditLog(org, '?resource_type=call&actor_id=data-retention')).data;
     assert.deepEqual(entries.map((e: any) => [e.action, e.resource_id, e.actor]).sort(), [
       ['call.recording_delete', call.call_sid, { type: 'system', id: 'data-retention', label: 'data-retention' }],
       ['call.transcript_delete', call.call_sid, { type: 'system', id: 'data-retention', label: 'data-retention' }],

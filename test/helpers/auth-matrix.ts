@@ -22,6 +22,26 @@ export interface MatrixRoute {
   foreignStatus?: 403 | 404;
 }
 
+/**
+ * Writes that change nothing an organization owns, so extensions.md §6 asks no audit entry of them:
+ * searches, checks and test sends. Every other POST, PATCH, PUT and DELETE that succeeds in the matrix
+ * must have written an entry with its request id.
+ */
+const NOT_CHANGES = new Set([
+  'POST /api/knowledge-base/search',
+  'POST /api/tools/{tool_id}/test',
+  'POST /api/integrations/{integration_id}/validate',
+  'POST /api/webhooks/{webhook_id}/test',
+]);
+
+async function assertAudited(route: MatrixRoute, org: TestOrg, res: { statusCode: number; headers: Record<string, unknown> }) {
+  if (route.method === 'GET' || res.statusCode >= 300 || NOT_CHANGES.has(`${route.method} ${route.route}`)) return;
+  const { database } = await testEnv();
+  const { rows } = await database.pool.query(
+    'SELECT count(*)::int AS n FROM audit_logs WHERE client_id = $1 AND request_id = $2', [org.orgId, String(res.headers['x-request-id'])]);
+  assert.ok(rows[0].n >= 1, `${route.method} ${route.route} answered ${res.statusCode} but wrote no audit entry`);
+}
+
 async function send(route: MatrixRoute, org: TestOrg, headers: Record<string, string>, path?: string) {
   const { app } = await testEnv();
   const body = route.body?.(org);
@@ -113,6 +133,7 @@ export function runAuthMatrix(route: MatrixRoute): void {
           const json = String(res.headers['content-type']).startsWith('application/json');
           assert.ok(res.statusCode < 500 && (!json || res.json()?.code !== 'permission_denied'), `${role} should pass: ${res.statusCode}`);
           assert.notEqual(res.statusCode, 401);
+          await assertAudited(route, org, res);
         } else {
           expectError(res, 403, 'permission_denied');
         }

@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import type { Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
 import type { EventOutbox } from '../events/service.ts';
+import type { AuditChange, AuditService } from '../audit/service.ts';
 import { pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
@@ -53,14 +54,21 @@ export interface AgentDeps {
   db: Db;
   /** agent.created / updated / deleted, in the change's transaction. */
   outbox: EventOutbox;
+  /** agent.create / update / delete entries, in the same transaction. */
+  audit: Pick<AuditService, 'record'>;
 }
+
+const audited = (action: string, agentId: string, input: object): AuditChange =>
+  ({ action, resourceType: 'agent', resourceId: agentId, changedFields: Object.keys(input) });
 
 export class AgentService {
   readonly #db: Db;
   readonly #outbox: EventOutbox;
+  readonly #audit: Pick<AuditService, 'record'>;
   constructor(deps: AgentDeps) {
     this.#db = deps.db;
     this.#outbox = deps.outbox;
+    this.#audit = deps.audit;
   }
 
   /**
@@ -85,6 +93,7 @@ export class AgentService {
       if (documentIds?.length) await repo.replaceLinks('documents', ctx.orgId, row.id, documentIds);
       const agent = await this.#full(tx, row);
       await this.#outbox.emit(tx, ctx.orgId, 'agent.created', agent);
+      await this.#audit.record(tx, ctx, audited('agent.create', row.id, input));
       return agent;
     });
   }
@@ -110,6 +119,7 @@ export class AgentService {
       if (documentIds) await repo.replaceLinks('documents', ctx.orgId, agentId, documentIds);
       const agent = await this.#full(tx, row);
       await this.#outbox.emit(tx, ctx.orgId, 'agent.updated', agent);
+      await this.#audit.record(tx, ctx, audited('agent.update', agentId, input));
       return agent;
     });
   }
@@ -126,6 +136,7 @@ export class AgentService {
       }
       await repo.delete(ctx.orgId, agentId);
       await this.#outbox.emit(tx, ctx.orgId, 'agent.deleted', { agent_id: agentId });
+      await this.#audit.record(tx, ctx, audited('agent.delete', agentId, {}));
     });
   }
 

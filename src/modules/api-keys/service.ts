@@ -10,6 +10,7 @@ import { generateApiKey } from '../../core/auth/api-key-secret.ts';
 import { ApiKeyRepository, type ApiKeyRow } from './repository.ts';
 import type { Revocations } from './revocations.ts';
 import type { EventOutbox } from '../events/service.ts';
+import type { AuditService } from '../audit/service.ts';
 
 export interface ApiKeyView {
   key_id: string;
@@ -85,10 +86,12 @@ export class ApiKeyService {
   readonly #db: Db;
   readonly #revocations: Pick<Revocations, 'announce' | 'settle'>;
   readonly #outbox: EventOutbox;
-  constructor(deps: { db: Db; revocations: Pick<Revocations, 'announce' | 'settle'>; outbox: EventOutbox }) {
+  readonly #audit: Pick<AuditService, 'record'>;
+  constructor(deps: { db: Db; revocations: Pick<Revocations, 'announce' | 'settle'>; outbox: EventOutbox; audit: Pick<AuditService, 'record'> }) {
     this.#db = deps.db;
     this.#revocations = deps.revocations;
     this.#outbox = deps.outbox;
+    this.#audit = deps.audit;
   }
 
   /**
@@ -123,6 +126,8 @@ export class ApiKeyService {
         userId: ctx.actor.userId, name: input.name, role: input.role, expiresAt, scopes: input.scopes, allowedIps: input.allowed_ips?.map((ip) => ip.trim()),
       });
       await this.#outbox.emit(tx, ctx.orgId, 'api_key.created', issued.view);
+      // Field names only: the key itself never reaches the log.
+      await this.#audit.record(tx, ctx, { action: 'api_key.create', resourceType: 'api_key', resourceId: issued.view.key_id, changedFields: Object.keys(input) });
       return issued;
     });
     return { ...view, key };
@@ -147,7 +152,10 @@ export class ApiKeyService {
       if (!roleAtMost(row.role as Role, ctx.role)) throw Errors.roleTooHigh("key's role");
       const revoked = toApiKeyView((await repo.revoke(ctx.orgId, keyId))!);
       // Revoking twice is harmless and announces nothing new.
-      if (row.status !== 'revoked') await this.#outbox.emit(tx, ctx.orgId, 'api_key.revoked', revoked);
+      if (row.status !== 'revoked') {
+        await this.#outbox.emit(tx, ctx.orgId, 'api_key.revoked', revoked);
+        await this.#audit.record(tx, ctx, { action: 'api_key.revoke', resourceType: 'api_key', resourceId: keyId, changedFields: ['status'] });
+      }
       return { view: revoked, revocation: await this.#revocations.announce(tx) };
     });
     await this.settleRevocation(revocation);

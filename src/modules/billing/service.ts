@@ -13,6 +13,7 @@ import type { Executor } from '../../db/database.ts';
 import { CreditLedger } from './ledger.ts';
 import type { OrganizationService } from '../organizations/service.ts';
 import type { EventOutbox } from '../events/service.ts';
+import type { AuditService } from '../audit/service.ts';
 import { BillingRepository, type CheckoutSessionRow, type TransactionRow } from './repository.ts';
 import { CHECKOUT_LIFETIME_MS, type CheckoutSession, type Transaction, type WebhookReceipt } from './schemas.ts';
 
@@ -39,6 +40,8 @@ export interface BillingDeps {
   log: { warn(obj: object, message: string): void };
   /** credits.purchased and credits.low, in the ledger's transaction. */
   outbox: EventOutbox;
+  /** billing_settings.update and checkout.create entries, in the same transaction. */
+  audit: Pick<AuditService, 'record'>;
 }
 
 export class BillingService {
@@ -51,15 +54,15 @@ export class BillingService {
     return { balance: await new CreditLedger(this.#deps.db).balance(ctx.orgId), credits_per_dollar: this.#deps.creditsPerDollar };
   }
 
-  /**
-   * Takes a call's cost if the balance covers it, in the caller's transaction (the call's final
-   * update). False when it does not: nothing is taken.
-   */
   /** The organization's balance as the caller's transaction sees it (a campaign waits while it is not positive). */
   balanceOf(within: Executor, orgId: string): Promise<number> {
     return new CreditLedger(within).balance(orgId);
   }
 
+  /**
+   * Takes a call's cost if the balance covers it, in the caller's transaction (the call's final
+   * update). False when it does not: nothing is taken.
+   */
   async debitForCall(within: Executor, orgId: string, callSid: string, amount: number): Promise<boolean> {
     const debit = await new CreditLedger(within).debitForCall(orgId, callSid, amount);
     if (!debit) return false;
@@ -77,7 +80,11 @@ export class BillingService {
   }
 
   async updateSettings(ctx: RequestContext, input: { low_balance_threshold: number }): Promise<{ low_balance_threshold: number }> {
-    const threshold = await this.#deps.db.transaction((tx) => new CreditLedger(tx).setLowBalanceThreshold(ctx.orgId, roundCredits(input.low_balance_threshold)));
+    const threshold = await this.#deps.db.transaction(async (tx) => {
+      const set = await new CreditLedger(tx).setLowBalanceThreshold(ctx.orgId, roundCredits(input.low_balance_threshold));
+      await this.#deps.audit.record(tx, ctx, { action: 'billing_settings.update', resourceType: 'billing_settings', resourceId: ctx.orgId, changedFields: Object.keys(input) });
+      return set;
+    });
     return { low_balance_threshold: threshold };
   }
 
@@ -129,9 +136,13 @@ export class BillingService {
       if (err instanceof PaymentProviderError) throw Errors.upstream('payment_provider_error', err.message, { cause: err });
       throw err;
     }
-    const row = await repo.insertSession(ctx.orgId, {
-      id: sessionId, provider: this.#deps.provider.kind, providerSessionId: checkout.providerSessionId, checkoutUrl: checkout.url,
-      amountDollars, credits, idempotencyKey: idempotencyKey ?? null, createdBy: ctx.actor.userId, expiresAt,
+    const row = await this.#deps.db.transaction(async (tx) => {
+      const inserted = await new BillingRepository(tx).insertSession(ctx.orgId, {
+        id: sessionId, provider: this.#deps.provider.kind, providerSessionId: checkout.providerSessionId, checkoutUrl: checkout.url,
+        amountDollars, credits, idempotencyKey: idempotencyKey ?? null, createdBy: ctx.actor.userId, expiresAt,
+      });
+      if (inserted) await this.#deps.audit.record(tx, ctx, { action: 'checkout.create', resourceType: 'checkout_session', resourceId: sessionId, changedFields: ['amount'] });
+      return inserted;
     });
     if (row) return toCheckout(row);
     const winner = await replay(); // a concurrent request with the same key got there first

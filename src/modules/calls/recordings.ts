@@ -96,6 +96,7 @@ export class RecordingService {
           const current = await calls.findBySid(ctx.orgId, callSid, { forUpdate: true });
           if (!current) throw Errors.notFound('Call'); // deleted while the body arrived
           const updated = await calls.update(ctx.orgId, callSid, { recordingKey: key, recordingContentType: contentType, recordingBytes: stored.size, recordingDeletedAt: null });
+          await this.#deps.audit.record(tx, ctx, { action: 'recording.upload', resourceType: 'recording', resourceId: callSid, changedFields: ['recording'] });
           await this.#deps.outbox.emit(tx, ctx.orgId, 'recording.ready', { call_sid: callSid, content_type: contentType, bytes: stored.size }, { agentId: updated.agentId });
           return { updated, replaced: current.recordingKey };
         });

@@ -13,6 +13,7 @@ import type { BillingService } from '../billing/service.ts';
 import type { DataSettingsService } from '../data-settings/service.ts';
 import { CONCURRENCY_RETRY_AFTER_SECONDS, type LimitsService } from '../limits/service.ts';
 import type { EventOutbox } from '../events/service.ts';
+import type { AuditService } from '../audit/service.ts';
 import { CallRepository, type CallRow, type NewCallRow } from './repository.ts';
 import { callFiltersOf } from './call-filters.ts';
 import { listCallSummaries } from './call-list.ts';
@@ -100,6 +101,8 @@ export interface CallDeps {
   limits: LimitsService;
   /** call.created / call.updated / call.ended, written in the call's transaction. */
   outbox: EventOutbox;
+  /** call.create / call.update entries for the reports made through the API, in the call's transaction. */
+  audit: Pick<AuditService, 'record'>;
 }
 
 export class CallService {
@@ -123,7 +126,11 @@ export class CallService {
       callType: input.call_type, status, toNumber: input.to_number, fromNumber: input.from_number ?? null,
       recordingEnabled: agent.recordingEnabled, startTime, metadata: input.metadata ?? {}, variables: input.variables ?? {},
     };
-    return toCall(await this.#db.transaction(async (tx) => (await this.openCall(tx, ctx.orgId, row)).call));
+    return toCall(await this.#db.transaction(async (tx) => {
+      const { call } = await this.openCall(tx, ctx.orgId, row);
+      await this.#deps.audit.record(tx, ctx, { action: 'call.create', resourceType: 'call', resourceId: call.callSid, changedFields: Object.keys(input) });
+      return call;
+    }));
   }
 
   /**
@@ -187,7 +194,11 @@ export class CallService {
 
   /** The runtime's report (`PATCH /api/calls/{call_sid}`). */
   async update(ctx: RequestContext, callSid: string, input: UpdateInput): Promise<CallView> {
-    return toCall(await this.#db.transaction((tx) => this.applyReport(tx, ctx.orgId, callSid, input)));
+    return toCall(await this.#db.transaction(async (tx) => {
+      const call = await this.applyReport(tx, ctx.orgId, callSid, input);
+      await this.#deps.audit.record(tx, ctx, { action: 'call.update', resourceType: 'call', resourceId: callSid, changedFields: Object.keys(input) });
+      return call;
+    }));
   }
 
   /**

@@ -8,6 +8,7 @@ import { newId } from '../../core/ids.ts';
 import { withClientTransaction, type Database, type Db } from '../../db/database.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { AgentService } from '../agents/service.ts';
+import type { AuditService } from '../audit/service.ts';
 import type { PhoneNumberService } from '../phone-numbers/service.ts';
 import { ContactRepository, type NewContact } from './contacts-repository.ts';
 import type { ContactInput } from './contacts-import.ts';
@@ -28,6 +29,8 @@ const BATCH = 1000;
 /** Rejections listed in an upload's answer (all are counted). */
 const MAX_LISTED_REJECTIONS = 100_000;
 
+const ACTION_VERBS = { started: 'start', paused: 'pause', resumed: 'resume', cancelled: 'cancel' } as const;
+
 const notAllowed = (c: CampaignRow, action: string) =>
   Errors.conflict('invalid_campaign_transition', `A ${c.status} campaign cannot be ${action}`);
 
@@ -36,7 +39,11 @@ export interface CampaignDeps {
   queue: JobQueue;
   agents: AgentService;
   phoneNumbers: PhoneNumberService;
+  /** campaign.* entries, in the transaction of the change. */
+  audit: Pick<AuditService, 'record'>;
 }
+
+const audited = (action: string, id: string, fields: string[] = []) => ({ action, resourceType: 'campaign', resourceId: id, changedFields: fields });
 
 /** Campaigns: their definition, contacts and life cycle; the dialer (dialer.ts) calls their contacts. */
 export class CampaignService {
@@ -50,7 +57,11 @@ export class CampaignService {
   async create(ctx: RequestContext, input: Static<typeof CreateCampaignBody>): Promise<CampaignView> {
     const values = columns({ max_concurrency: DEFAULTS.maxConcurrency, calls_per_minute: DEFAULTS.callsPerMinute, retry: {}, ...input } as CampaignInput);
     await this.#checkReferences(ctx.orgId, input.agent_id, input.from_phone_number_id);
-    const row = await new CampaignRepository(this.#db).insert(ctx.orgId, { ...(values as NewCampaignRow), id: newId('cmp') });
+    const row = await this.#db.transaction(async (tx) => {
+      const created = await new CampaignRepository(tx).insert(ctx.orgId, { ...(values as NewCampaignRow), id: newId('cmp') });
+      await this.#deps.audit.record(tx, ctx, audited('campaign.create', created.id, Object.keys(input)));
+      return created;
+    });
     return toCampaignView(row);
   }
 
@@ -72,6 +83,7 @@ export class CampaignService {
       const campaigns = new CampaignRepository(tx);
       const current = await this.#lock(campaigns, ctx.orgId, id);
       if (current.status !== 'draft' && current.status !== 'paused') throw notAllowed(current, 'changed');
+      await this.#deps.audit.record(tx, ctx, audited('campaign.update', id, Object.keys(input)));
       return toCampaignView(await campaigns.update(ctx.orgId, id, values));
     });
   }
@@ -82,6 +94,7 @@ export class CampaignService {
       const current = await this.#lock(campaigns, ctx.orgId, id);
       if (current.status !== 'draft' && current.status !== 'paused') throw notAllowed(current, 'deleted');
       await campaigns.delete(ctx.orgId, id);
+      await this.#deps.audit.record(tx, ctx, audited('campaign.delete', id));
       return toCampaignView(current);
     });
   }
@@ -121,6 +134,7 @@ export class CampaignService {
         await campaigns.shift(ctx.orgId, id, { pending: -skipped.pending, retrying: -skipped.retrying, skipped: skipped.pending + skipped.retrying });
       }
       const updated = await campaigns.update(ctx.orgId, id, { status: to });
+      await this.#deps.audit.record(tx, ctx, audited(`campaign.${ACTION_VERBS[action]}`, id, ['status']));
       if (to === 'running') await CampaignDialer.schedule(this.#deps.queue, ctx.orgId, id, 0, client);
       return updated;
     });
@@ -147,7 +161,8 @@ export class CampaignService {
       const contacts = batch;
       batch = [];
       if (!contacts.length) return;
-      const outcome = await this.#insertBatch(ctx.orgId, id, contacts);
+      // One entry per upload, written with its first accepted batch (an upload that adds nothing changes nothing).
+      const outcome = await this.#insertBatch(ctx, id, contacts, accepted === 0);
       accepted += outcome.inserted.size;
       for (const c of contacts) {
         if (outcome.inserted.has(c.row)) continue;
@@ -167,7 +182,8 @@ export class CampaignService {
     return { accepted, rejected, rejected_count: rejectedCount };
   }
 
-  async #insertBatch(orgId: string, id: string, contacts: NewContact[]) {
+  async #insertBatch(ctx: RequestContext, id: string, contacts: NewContact[], audit: boolean) {
+    const { orgId } = ctx;
     return withClientTransaction(this.#deps.database, async (tx, client) => {
       const campaigns = new CampaignRepository(tx);
       const campaign = await this.#contactsAccepted(orgId, id, tx);
@@ -176,6 +192,7 @@ export class CampaignService {
       const inserted = await new ContactRepository(tx).insertBatch(orgId, id, within);
       if (inserted.size) {
         await campaigns.shift(orgId, id, { total: inserted.size, pending: inserted.size });
+        if (audit) await this.#deps.audit.record(tx, ctx, audited('campaign.contacts_add', id, ['contacts']));
         // New contacts of a running campaign: its dialer may have been waiting on its last calls.
         if (campaign.status === 'running') await CampaignDialer.schedule(this.#deps.queue, orgId, id, 0, client);
       }

@@ -9,6 +9,7 @@ import { iso } from '../../core/schemas.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import { DestinationRefusedError, type AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
 import type { AgentService } from '../agents/service.ts';
+import type { AuditService } from '../audit/service.ts';
 import { checkDestination, type WebhookDeliverer } from './delivery.ts';
 import type { EventOutbox } from './outbox.ts';
 import { DeliveryRepository, WebhookRepository, type EndpointRow, type NewEndpointRow } from './repository.ts';
@@ -41,8 +42,12 @@ export interface WebhookServiceDeps {
   deliverer: WebhookDeliverer;
   agents: AgentService;
   allowedNetworks: AllowedNetworks;
+  /** webhook.* entries: field names only, so no secret reaches the log. */
+  audit: Pick<AuditService, 'record' | 'change'>;
   now?: () => Date;
 }
+
+const audited = (action: string, id: string, fields: string[] = []) => ({ action, resourceType: 'webhook', resourceId: id, changedFields: fields });
 
 /** Webhook endpoints: management, secret rotation, the test event, the delivery log and replay. */
 export class WebhookService {
@@ -84,10 +89,10 @@ export class WebhookService {
     const url = await this.#checkUrl(input.url);
     await this.#checkAgents(ctx.orgId, input.agent_ids);
     const secret = newSecret();
-    const row = await new WebhookRepository(this.#deps.db).insert(ctx.orgId, {
+    const row = await this.#deps.audit.change(ctx, (tx) => new WebhookRepository(tx).insert(ctx.orgId, {
       id: newId('whk'), url, description: input.description ?? '', eventTypes: input.event_types ?? [], agentIds: input.agent_ids ?? [],
       secretSealed: this.#deps.secrets.seal(secret),
-    });
+    }), (created) => audited('webhook.create', created.id, [...Object.keys(input), 'secret']));
     return { ...toWebhook(row), secret };
   }
 
@@ -119,14 +124,20 @@ export class WebhookService {
     }
     if (input.enabled === true) Object.assign(changes, { enabled: true, disabledReason: null, failingSince: null });
     if (input.enabled === false) Object.assign(changes, { enabled: false, disabledReason: 'manual' });
-    const row = await new WebhookRepository(this.#deps.db).update(ctx.orgId, id, changes);
-    if (!row) throw Errors.notFound('Webhook');
+    const row = await this.#deps.audit.change(ctx, async (tx) => {
+      const updated = await new WebhookRepository(tx).update(ctx.orgId, id, changes);
+      if (!updated) throw Errors.notFound('Webhook');
+      return updated;
+    }, () => audited('webhook.update', id, Object.keys(input)));
     return toWebhook(row);
   }
 
   async delete(ctx: RequestContext, id: string): Promise<WebhookView> {
-    const row = await new WebhookRepository(this.#deps.db).delete(ctx.orgId, id);
-    if (!row) throw Errors.notFound('Webhook');
+    const row = await this.#deps.audit.change(ctx, async (tx) => {
+      const deleted = await new WebhookRepository(tx).delete(ctx.orgId, id);
+      if (!deleted) throw Errors.notFound('Webhook');
+      return deleted;
+    }, () => audited('webhook.delete', id));
     return toWebhook(row);
   }
 
@@ -141,6 +152,7 @@ export class WebhookService {
         secretSealed: this.#deps.secrets.seal(secret), previousSecretSealed: row.secretSealed,
         previousSecretExpiresAt: new Date(this.#now().getTime() + ROTATION_OVERLAP_MS),
       });
+      await this.#deps.audit.record(tx, ctx, audited('webhook.rotate_secret', id, ['secret']));
     });
     return { secret };
   }
@@ -167,6 +179,8 @@ export class WebhookService {
   async retry(ctx: RequestContext, id: string, deliveryId: string): Promise<DeliveryView> {
     const delivery = await new DeliveryRepository(this.#deps.db).findById(ctx.orgId, deliveryId);
     if (!delivery || delivery.endpointId !== id) throw Errors.notFound('Delivery');
+    // Recorded before the attempt: the replay happened whatever the receiver answers.
+    await this.#deps.audit.record(this.#deps.db, ctx, { action: 'webhook_delivery.retry', resourceType: 'webhook_delivery', resourceId: deliveryId });
     return toDelivery((await this.#deps.deliverer.attempt(ctx.orgId, deliveryId))!);
   }
 }

@@ -8,6 +8,7 @@ import { roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
 import type { OrganizationService } from '../organizations/service.ts';
 import type { EventOutbox } from '../events/service.ts';
+import type { AuditService } from '../audit/service.ts';
 import { INVITATION_EMAIL } from './jobs.ts';
 import { InvitationRepository, type InvitationRow } from './repository.ts';
 import { INVITATION_DAYS, type CreateInvitationBody, type Invitation } from './schemas.ts';
@@ -29,7 +30,12 @@ export interface InvitationDeps {
   organizations: OrganizationService;
   /** invitation.accepted, in the transaction that adds the member. */
   outbox: EventOutbox;
+  /** invitation.create / cancel / accept entries, in the same transaction. */
+  audit: Pick<AuditService, 'record'>;
 }
+
+const audited = (action: string, inviteId: string, changedFields: string[] = []) =>
+  ({ action, resourceType: 'invitation', resourceId: inviteId, changedFields });
 
 export class InvitationService {
   readonly #deps: InvitationDeps;
@@ -66,15 +72,20 @@ export class InvitationService {
       });
       if (!created) throw Errors.conflict('invitation_pending', `${email} already has a pending invitation`);
       await this.#deps.queue.send(INVITATION_EMAIL, { clientId: ctx.orgId, inviteId: created.id }, { within: client });
+      await this.#deps.audit.record(tx, ctx, audited('invitation.create', created.id, ['email', 'role']));
       return created;
     });
     return { data: toInvitation(row), message: `Invitation created; the email to ${email} is on its way` };
   }
 
   async cancel(ctx: RequestContext, inviteId: string): Promise<InvitationView> {
-    const repo = new InvitationRepository(this.#deps.database.db);
-    const cancelled = await repo.settle(ctx.orgId, inviteId, { status: 'cancelled', cancelledAt: new Date() });
+    const cancelled = await this.#deps.database.db.transaction(async (tx) => {
+      const row = await new InvitationRepository(tx).settle(ctx.orgId, inviteId, { status: 'cancelled', cancelledAt: new Date() });
+      if (row) await this.#deps.audit.record(tx, ctx, audited('invitation.cancel', inviteId, ['status']));
+      return row;
+    });
     if (cancelled) return toInvitation(cancelled);
+    const repo = new InvitationRepository(this.#deps.database.db);
     const existing = await repo.findById(ctx.orgId, inviteId);
     if (!existing) throw Errors.notFound('Invitation');
     throw Errors.conflict(`invitation_${toInvitation(existing).status}`, `The invitation is ${toInvitation(existing).status}`);
@@ -104,6 +115,8 @@ export class InvitationService {
       await organizations.addMember(tx, invitation.clientId, actor.userId, invitation.role as Role);
       const accepted = await repo.settle(invitation.clientId, invitation.id, { status: 'accepted', acceptedAt: new Date(), acceptedBy: actor.userId });
       await this.#deps.outbox.emit(tx, invitation.clientId, 'invitation.accepted', toInvitation(accepted!));
+      const joined = { ...principal, orgId: invitation.clientId, role: invitation.role as Role };
+      await this.#deps.audit.record(tx, joined, audited('invitation.accept', invitation.id, ['status']));
       return { invitation: toInvitation(accepted!), organization_id: invitation.clientId, user_id: actor.userId, role: invitation.role as Role };
     });
   }

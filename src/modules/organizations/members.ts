@@ -5,6 +5,7 @@ import { ROLES, roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { EventOutbox } from '../events/service.ts';
+import type { AuditService } from '../audit/service.ts';
 import { OrganizationRepository, type MemberRow } from './repository.ts';
 
 export const toMemberView = (row: MemberRow) => ({ user_id: row.userId, email: row.email, role: row.role as Role, joined_at: iso(row.createdAt) });
@@ -18,10 +19,12 @@ export class MemberService {
   readonly #db: Db;
   readonly #apiKeys: ApiKeyService;
   readonly #outbox: EventOutbox;
-  constructor(deps: { db: Db; apiKeys: ApiKeyService; outbox: EventOutbox }) {
+  readonly #audit: Pick<AuditService, 'record'>;
+  constructor(deps: { db: Db; apiKeys: ApiKeyService; outbox: EventOutbox; audit: Pick<AuditService, 'record'> }) {
     this.#db = deps.db;
     this.#apiKeys = deps.apiKeys;
     this.#outbox = deps.outbox;
+    this.#audit = deps.audit;
   }
 
   async #change(ctx: RequestContext, userId: string, newRole: Role | null) {
@@ -37,11 +40,13 @@ export class MemberService {
       }
       if (newRole) {
         await repo.updateMembershipRole(ctx.orgId, userId, newRole);
+        await this.#audit.record(tx, ctx, { action: 'member.update', resourceType: 'member', resourceId: userId, changedFields: ['role'] });
         const revocation = await this.#apiKeys.revokeUserKeys(tx, ctx.orgId, userId, ROLES.filter((r) => roleAtMost(r, newRole)));
         return { member: toMemberView({ ...member, role: newRole }), revocation };
       }
       await repo.deleteMembership(ctx.orgId, userId);
       await this.#outbox.emit(tx, ctx.orgId, 'member.removed', { user_id: userId });
+      await this.#audit.record(tx, ctx, { action: 'member.remove', resourceType: 'member', resourceId: userId });
       return { member: toMemberView(member), revocation: await this.#apiKeys.revokeUserKeys(tx, ctx.orgId, userId) };
     });
     await this.#apiKeys.settleRevocation(revocation);

@@ -11,6 +11,7 @@ import type { CarrierClient } from '../../adapters/carrier/carrier-client.ts';
 import type { MediaEncryption, SipTrunks } from '../../adapters/sip/sip-trunks.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { EventOutbox } from '../events/service.ts';
+import type { AuditService } from '../audit/service.ts';
 import type { IntegrationService } from '../integrations/service.ts';
 import { PhoneNumberRepository, type NewPhoneNumberRow, type PhoneNumberRow } from './repository.ts';
 import { connectCarrierNumber, createSipTrunks, releaseSipTrunks, type SipTrunkIds } from './provisioning.ts';
@@ -83,7 +84,11 @@ export interface PhoneNumberDeps {
   agents: AgentService;
   /** phone_number.imported / deleted, in the row's transaction. */
   outbox: EventOutbox;
+  /** phone_number.import / update / delete entries, in the same transaction. */
+  audit: Pick<AuditService, 'record'>;
 }
+
+const audited = (action: string, id: string, input: object) => ({ action, resourceType: 'phone_number', resourceId: id, changedFields: Object.keys(input) });
 
 export class PhoneNumberService {
   readonly #db: Db;
@@ -95,9 +100,11 @@ export class PhoneNumberService {
   readonly #integrations: IntegrationService;
   readonly #agents: AgentService;
   readonly #outbox: EventOutbox;
+  readonly #audit: Pick<AuditService, 'record'>;
   constructor(deps: PhoneNumberDeps) {
     this.#agents = deps.agents;
     this.#outbox = deps.outbox;
+    this.#audit = deps.audit;
     this.#db = deps.db;
     this.#secrets = deps.secrets;
     this.#carrier = deps.carrier;
@@ -156,6 +163,7 @@ export class PhoneNumberService {
         ...(input.supports_inbound === undefined ? {} : { supportsInbound: input.supports_inbound }),
         ...(input.supports_outbound === undefined ? {} : { supportsOutbound: input.supports_outbound }),
       });
+      await this.#audit.record(tx, ctx, audited('phone_number.update', id, input));
       return toPhoneNumberView(row!);
     });
   }
@@ -172,6 +180,7 @@ export class PhoneNumberService {
       if (found.agentId) throw Errors.conflict('phone_number_assigned', 'The phone number is assigned to an agent; unassign it first');
       const deleted = (await repo.deleteUnassigned(ctx.orgId, id))!;
       await this.#outbox.emit(tx, ctx.orgId, 'phone_number.deleted', toPhoneNumberView(deleted));
+      await this.#audit.record(tx, ctx, audited('phone_number.delete', id, {}));
       return deleted;
     });
     const trunks = sipTrunkIdsOf(row);
@@ -183,7 +192,7 @@ export class PhoneNumberService {
     const { integration, credentials } = await this.#integrations.findForUse(ctx, input.integration_id!);
     if (integration.provider !== 'carrier_a') throw Errors.validation('The integration is not a carrier_a integration', [{ path: 'body.integration_id', message: 'not a carrier_a integration' }]);
     const carrierNumberSid = await connectCarrierNumber(this.#carrier, credentials, input.phone_number, this.#voiceUrl, this.#statusUrl);
-    return this.#insert(ctx, { ...base, integrationId: integration.id, carrierNumberSid });
+    return this.#insert(ctx, { ...base, integrationId: integration.id, carrierNumberSid }, input);
   }
 
   async #importSipNumber(ctx: RequestContext, input: ImportInput, base: NewPhoneNumberRow): Promise<PhoneNumberRow> {
@@ -211,18 +220,20 @@ export class PhoneNumberService {
         sipInboundTrunkId: trunks.inboundTrunkId,
         sipOutboundTrunkId: trunks.outboundTrunkId,
         sipDispatchRuleId: trunks.dispatchRuleId,
-      });
+      }, input);
     } catch (err) {
       await releaseSipTrunks(this.#sip, ctx.orgId, trunks);
       throw err;
     }
   }
 
-  async #insert(ctx: RequestContext, row: NewPhoneNumberRow): Promise<PhoneNumberRow> {
+  /** Records the names of the import's fields (a SIP password's value never reaches the log). */
+  async #insert(ctx: RequestContext, row: NewPhoneNumberRow, input: ImportInput): Promise<PhoneNumberRow> {
     try {
       return await this.#db.transaction(async (tx) => {
         const inserted = await new PhoneNumberRepository(tx).insert(ctx.orgId, row);
         await this.#outbox.emit(tx, ctx.orgId, 'phone_number.imported', toPhoneNumberView(inserted));
+        await this.#audit.record(tx, ctx, audited('phone_number.import', inserted.id, input));
         return inserted;
       });
     } catch (err) {

@@ -6,6 +6,7 @@ import type { Logger } from '../../core/logger.ts';
 import { CarrierError, type CarrierClient } from '../../adapters/carrier/carrier-client.ts';
 import { SipProviderError, type SipTrunks } from '../../adapters/sip/sip-trunks.ts';
 import type { AgentService } from '../agents/service.ts';
+import type { AuditService } from '../audit/service.ts';
 import type { BillingService } from '../billing/service.ts';
 import { checkMetadata, type CallDialer, type CallPlacer, type CallService, type DialInput, type Placement } from '../calls/service.ts';
 import type { IntegrationService } from '../integrations/service.ts';
@@ -25,6 +26,8 @@ export interface DialingDeps {
   /** The carrier webhooks' addresses (CARRIER_A_VOICE_URL, CARRIER_A_STATUS_URL), given to the carrier with each placed call. */
   urls: { voice: string; status: string };
   log: Logger;
+  /** call.dial, in the transaction that creates the call. */
+  audit: Pick<AuditService, 'record'>;
 }
 
 /** The provider refused the placement (`rejected`, with its reason) or did not answer (`unavailable`). */
@@ -67,6 +70,7 @@ export class OutboundDialing implements CallDialer, CallPlacer {
         toNumber: input.to_number, fromNumber: number.phoneNumber, recordingEnabled: agent.recordingEnabled,
         metadata: input.metadata ?? {}, variables: input.variables ?? {},
       });
+      await this.#deps.audit.record(tx, ctx, { action: 'call.dial', resourceType: 'call', resourceId: callSid, changedFields: Object.keys(input) });
     });
     try {
       await this.place(ctx.orgId, { callSid, agentId: agent.id, toNumber: input.to_number, fromNumber: number.phoneNumber, fromPhoneNumberId: number.id });

@@ -11,6 +11,7 @@ import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts
 import { createRequestLimiter } from './core/http/rate-limit.ts';
 import { registerInputGuards } from './core/http/input-guards.ts';
 import { registerIdempotency } from './core/http/idempotency.ts';
+import { registerHttpMetrics } from './core/http/metrics.ts';
 import { nameSchemas } from './core/http/openapi.ts';
 import { OPENAPI_INFO } from './core/http/openapi-info.ts';
 import { ErrorBody } from './core/schemas.ts';
@@ -125,6 +126,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   });
 
   const { config } = services;
+  registerHttpMetrics(app, services.metrics, config.metrics);
   registerAuth(app, services.authenticator, await createRequestLimiter(app, config.rateLimit, services.adapters.redis));
   registerIdempotency(app, services.idempotency);
   await app.register(systemRoutes(services.system));

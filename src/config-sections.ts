@@ -1,5 +1,5 @@
 import { parseNetworks, type AllowedNetworks } from './adapters/http/outbound-addresses.ts';
-import type { EmbedderConfig, MailConfig, PaymentsConfig, RuntimeConfig, SipConfig, StorageConfig, WebhooksConfig } from './config.ts';
+import type { EmbedderConfig, MailConfig, MetricsConfig, PaymentsConfig, RuntimeConfig, SipConfig, StorageConfig, WebhooksConfig } from './config.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
 
 // The sections of the configuration that choose an adapter and carry its settings (read by loadConfig).
@@ -154,4 +154,28 @@ export function runtime(env: Env): RuntimeConfig {
   if (streamUrl && !/^wss?:\/\/[^\s]+$/.test(streamUrl)) throw new ConfigError(`RUNTIME_STREAM_URL must be a ws:// or wss:// URL, got "${streamUrl}"`);
   if (sipUri && !/^sips?:[^\s]+$/.test(sipUri)) throw new ConfigError(`RUNTIME_SIP_URI must be a sip: or sips: URI, got "${sipUri}"`);
   return { streamUrl, sipUri };
+}
+
+/** `METRICS_PORT` (a listener of its own) and `METRICS_TOKEN` (bearer); neither: `/metrics` is not served. */
+export function metrics(env: Env): MetricsConfig {
+  return {
+    port: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
+    token: env.METRICS_TOKEN || undefined,
+  };
+}
+
+/**
+ * With NODE_ENV=production, the conveniences of the embedded defaults that would be unsafe for
+ * customers refuse to start unless each is allowed by name: the identity provider's secret and the
+ * encryption key generated into DATA_DIR (one disk away from forging tokens and reading every
+ * stored credential). The local payment page has its own refusal in `payments`.
+ */
+export function refuseUnsafeProduction(env: Env): void {
+  if (env.NODE_ENV !== 'production') return;
+  if (!env.JWT_SECRET && !env.JWT_JWKS_URL && !flag(env, 'ALLOW_GENERATED_JWT_SECRET', false)) {
+    throw new ConfigError('With NODE_ENV=production set JWT_JWKS_URL (your identity provider) or JWT_SECRET (the embedded one\'s secret, from your secret store), or ALLOW_GENERATED_JWT_SECRET=true to sign with the secret generated into DATA_DIR');
+  }
+  if (!env.ENCRYPTION_KEY && !flag(env, 'ALLOW_GENERATED_ENCRYPTION_KEY', false)) {
+    throw new ConfigError('With NODE_ENV=production set ENCRYPTION_KEY (openssl rand -base64 32, from your secret store), or ALLOW_GENERATED_ENCRYPTION_KEY=true to encrypt with the key generated into DATA_DIR');
+  }
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AllowedNetworks } from './adapters/http/outbound-addresses.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
-import { adminEmail, allowedNetworks, trustProxy, embedder, encryptionKey, mail, payments, runtime, sip, storage, webhooks } from './config-sections.ts';
+import { adminEmail, allowedNetworks, trustProxy, embedder, encryptionKey, mail, metrics, payments, refuseUnsafeProduction, runtime, sip, storage, webhooks } from './config-sections.ts';
 
 export { ConfigError } from './config-readers.ts';
 
@@ -44,6 +44,13 @@ export interface Config {
   mail: MailConfig;
   payments: PaymentsConfig;
   webhooks: WebhooksConfig;
+  metrics: MetricsConfig;
+}
+
+/** Where `/metrics` is served (src/core/http/metrics.ts). */
+export interface MetricsConfig {
+  port: number | undefined;
+  token: string | undefined;
 }
 
 /** Webhook deliveries: the request timeout (15 s) and the retry delays (the contract's schedule when undefined). */
@@ -139,6 +146,7 @@ export interface JwtConfig {
 
 
 export function loadConfig(env: Env = process.env): Config {
+  refuseUnsafeProduction(env);
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/$/, '');
   const logLevel = env.LOG_LEVEL || 'info';
@@ -200,5 +208,6 @@ export function loadConfig(env: Env = process.env): Config {
     mail: mail(env),
     payments: payments(env, publicBaseUrl),
     webhooks: webhooks(env),
+    metrics: metrics(env),
   };
 }

@@ -4,6 +4,7 @@ import { openDatabase, runMigrations } from './db/database.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { buildServices } from './services.ts';
 import { startWorkers } from './jobs/workers.ts';
+import { startMetricsServer } from './core/http/metrics.ts';
 
 /** Process entry: config, database, migrations, services, first-run bootstrap, listen, graceful shutdown. */
 async function main(): Promise<void> {
@@ -55,6 +56,10 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  if (config.metrics.port !== undefined) {
+    await startMetricsServer(services.metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token });
+    app.log.info(`metrics: http://${config.host}:${config.metrics.port}/metrics`);
+  }
   app.log.info(`database: ${database.kind === 'embedded' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL server'}`);
 }
 

@@ -27,6 +27,8 @@ import { BillingService } from './modules/billing/service.ts';
 import { CallService, type CallPlacer } from './modules/calls/service.ts';
 import { auditJobs } from './modules/audit/jobs.ts';
 import { AuditService } from './modules/audit/service.ts';
+import type { Metrics } from './core/metrics.ts';
+import { createProcessMetrics } from './process-metrics.ts';
 import { dataRetentionJobs, RetentionSweeper } from './modules/calls/retention.ts';
 import { DataSettingsService } from './modules/data-settings/service.ts';
 import { LimitsService } from './modules/limits/service.ts';
@@ -113,6 +115,8 @@ export interface Services {
   sessions: SessionService;
   /** The job units the workers register (src/jobs/workers.ts). */
   jobs: JobUnit[];
+  /** Prometheus metrics of this process (served at /metrics, src/core/http/metrics.ts). */
+  metrics: Metrics;
   /** Stops what these services started (the job queue, when it was made here). */
   close(): Promise<void>;
 }
@@ -183,6 +187,7 @@ export async function buildServices(config: Config, database: Database, options:
   const { db } = database;
   const { now } = options;
   const outbox = new EventOutbox({ queue, now });
+  const metrics = createProcessMetrics(database, queue);
   const credentials = credentialLookup(config, database, log);
   const audit = new AuditService({ db });
   const apiKeys = new ApiKeyService({ db, revocations: credentials.revocations, outbox, audit });
@@ -197,7 +202,7 @@ export async function buildServices(config: Config, database: Database, options:
   const emailer = new InvitationEmailer({ db, mailer: adapters.mailer, publicBaseUrl: config.publicBaseUrl, organizations });
   const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
   const deliverer = new WebhookDeliverer({
-    db, queue, secrets: adapters.secrets, now,
+    db, queue, secrets: adapters.secrets, now, metrics,
     settings: {
       timeoutMs: config.webhooks.timeoutMs, retryDelaysMs: config.webhooks.retryDelaysMs ?? CONTRACT_RETRY_DELAYS_MS,
       disableAfterFailingMs: 5 * 86_400_000, allowedNetworks: config.allowedNetworks,
@@ -261,6 +266,7 @@ export async function buildServices(config: Config, database: Database, options:
     campaigns: new CampaignService({ database, queue, agents, phoneNumbers, audit }),
     dialer,
     sessions,
+    metrics,
     jobs: [
       ...knowledgeBaseJobs(indexer), ...invitationJobs(emailer),
       ...dataRetentionJobs(new RetentionSweeper({ db, store: adapters.store, log, dataSettings, audit })),

@@ -2,13 +2,35 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
 
+/** Production with its own secrets: what the other guards leave to the one under test. */
+const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: 'a-secret-from-the-secret-store-0123456789', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+const refusedFor = (pattern: RegExp) => (err: unknown) => err instanceof ConfigError && pattern.test(err.message);
+
 describe('configuration guards', () => {
   test('the local payment provider (credits without payment) refuses to start in production unless explicitly allowed', () => {
-    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), (err: unknown) => err instanceof ConfigError && /PAYMENT_PROVIDER=local/.test(err.message));
-    assert.throws(() => loadConfig({ NODE_ENV: 'production', PAYMENT_PROVIDER: 'local', ALLOW_LOCAL_PAYMENTS: 'false' }), ConfigError);
-    assert.equal(loadConfig({ NODE_ENV: 'production', ALLOW_LOCAL_PAYMENTS: 'true' }).payments.provider, 'local');
-    const stripe = loadConfig({ NODE_ENV: 'production', PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' });
+    assert.throws(() => loadConfig(PRODUCTION), refusedFor(/PAYMENT_PROVIDER=local/));
+    assert.throws(() => loadConfig({ ...PRODUCTION, PAYMENT_PROVIDER: 'local', ALLOW_LOCAL_PAYMENTS: 'false' }), ConfigError);
+    assert.equal(loadConfig({ ...PRODUCTION, ALLOW_LOCAL_PAYMENTS: 'true' }).payments.provider, 'local');
+    const stripe = loadConfig({ ...PRODUCTION, PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' });
     assert.equal(stripe.payments.provider, 'stripe');
     assert.equal(loadConfig({}).payments.provider, 'local', 'outside production the default stays');
+  });
+
+  test('in production the identity secret and the encryption key generated into DATA_DIR are refused unless allowed by name', () => {
+    const allowed = { ...PRODUCTION, ALLOW_LOCAL_PAYMENTS: 'true' };
+    const { JWT_SECRET: _jwt, ...noJwtSecret } = allowed;
+    assert.throws(() => loadConfig(noJwtSecret), refusedFor(/JWT_JWKS_URL .* or JWT_SECRET/));
+    assert.ok(loadConfig({ ...noJwtSecret, JWT_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json' }));
+    assert.ok(loadConfig({ ...noJwtSecret, ALLOW_GENERATED_JWT_SECRET: 'true' }));
+    const { ENCRYPTION_KEY: _key, ...noKey } = allowed;
+    assert.throws(() => loadConfig(noKey), refusedFor(/ENCRYPTION_KEY/));
+    assert.ok(loadConfig({ ...noKey, ALLOW_GENERATED_ENCRYPTION_KEY: 'true' }));
+    assert.ok(loadConfig({}), 'outside production the generated secrets stay the default');
+  });
+
+  test('METRICS_PORT and METRICS_TOKEN', () => {
+    assert.deepEqual(loadConfig({}).metrics, { port: undefined, token: undefined });
+    assert.deepEqual(loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 't' }).metrics, { port: 9464, token: 't' });
+    assert.throws(() => loadConfig({ METRICS_PORT: 'ninety' }), ConfigError);
   });
 });

@@ -40,6 +40,7 @@ export const Errors = {
 
   unauthenticated: () =>
     new AppError(401, 'unauthenticated', 'Authentication required: send X-API-Key or Authorization: Bearer <token>'),
+  metricsTokenRequired: () => new AppError(401, 'unauthenticated', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>'),
   invalidApiKey: () => new AppError(401, 'invalid_api_key', 'The API key is invalid, revoked or expired'),
   invalidToken: (reason: string) => new AppError(401, 'invalid_token', `The bearer token is not valid: ${reason}`),
   signInLinkInvalid: () => new AppError(401, 'sign_in_link_invalid', 'The sign-in link is invalid, already used or expired: ask for a new one'),

@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import { openDatabase, runMigrations } from '../db/database.ts';
 import { buildServices } from '../services.ts';
 import { startWorkers } from './workers.ts';
+import { startMetricsServer } from '../core/http/metrics.ts';
 
 /**
  * A worker-only process (`switchboard worker`, `npm run worker`): the job workers without the HTTP
@@ -14,11 +15,15 @@ export async function runWorker(config: Config, out: (line: string) => void): Pr
     await runMigrations(database);
     const services = await buildServices(config, database);
     await startWorkers(services);
+    // A worker has no HTTP server: METRICS_PORT is how its queue and delivery counts are scraped.
+    const metricsServer = config.metrics.port === undefined ? undefined
+      : await startMetricsServer(services.metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token });
     out('worker started');
     await new Promise<void>((resolve) => {
       process.once('SIGTERM', resolve);
       process.once('SIGINT', resolve);
     });
+    metricsServer?.close();
     await services.close();
   } finally {
     await database.close();

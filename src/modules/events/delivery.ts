@@ -7,6 +7,7 @@ import { DestinationRefusedError, isInNetworks, isPermittedAddress, type Allowed
 import { clientOf, type Db } from '../../db/database.ts';
 import type { DeliveryAttempt } from '../../db/schema/index.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
+import type { DeliveryOutcome, Metrics } from '../../core/metrics.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { WEBHOOK_DELIVERY, WEBHOOK_DISABLED_EMAIL } from './jobs.ts';
 import { DeliveryRepository, EventRepository, WebhookRepository, type DeliveryRow, type EndpointRow, type EventRow } from './repository.ts';
@@ -72,6 +73,8 @@ export interface DelivererDeps {
   queue: JobQueue;
   secrets: SecretBox;
   settings: DeliverySettings;
+  /** Counts each attempt by what it decided (succeeded, retrying, failed). */
+  metrics?: Pick<Metrics, 'webhookAttempt'>;
   now?: () => Date;
   random?: () => number;
 }
@@ -114,7 +117,9 @@ export class WebhookDeliverer {
     }
     const at = this.#now();
     const result = await this.#send(endpoint, event, at);
-    return this.#record(orgId, delivery.id, number, at, result);
+    const recorded = await this.#record(orgId, delivery.id, number, at, result);
+    if (recorded && recorded.attemptCount === number) this.#deps.metrics?.webhookAttempt(recorded.status as DeliveryOutcome);
+    return recorded;
   }
 
   #signatures(endpoint: EndpointRow, eventId: string, at: Date, body: string): string {

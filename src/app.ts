@@ -35,6 +35,7 @@ import { eventRoutes } from './modules/events/routes.ts';
 import { campaignRoutes } from './modules/campaigns/routes.ts';
 import { telephonyRoutes } from './modules/telephony/routes.ts';
 import { dialRoutes } from './modules/calls/dial-routes.ts';
+import { callExportRoutes } from './modules/calls/export-routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -140,6 +141,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   await app.register(knowledgeBaseRoutes(services.knowledgeBase, config.dataDir));
   await app.register(callRoutes(services.calls));
   await app.register(recordingRoutes(services.recordings));
+  await app.register(callExportRoutes(services.callExports));
   await app.register(billingRoutes(services.billing, { ...config.payments, publicBaseUrl: config.publicBaseUrl }));
   await app.register(analyticsRoutes(services.analytics));
   await app.register(toolRoutes(services.tools));

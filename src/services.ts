@@ -39,6 +39,7 @@ import { CampaignService } from './modules/campaigns/service.ts';
 import { TelephonyService } from './modules/telephony/service.ts';
 import { OutboundDialing } from './modules/telephony/dialing.ts';
 import { RecordingService } from './modules/calls/recordings.ts';
+import { callExportJobs, CallExportService } from './modules/calls/exports.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { idempotencyJobs } from './modules/idempotency/jobs.ts';
 import { IntegrationService } from './modules/integrations/service.ts';
@@ -95,6 +96,7 @@ export interface Services {
   knowledgeBase: KnowledgeBaseService;
   calls: CallService;
   recordings: RecordingService;
+  callExports: CallExportService;
   billing: BillingService;
   analytics: AnalyticsService;
   dataSettings: DataSettingsService;
@@ -220,6 +222,9 @@ export async function buildServices(config: Config, database: Database, options:
     mayReceiveLink: async (email) => (await organizations.hasUserWithEmail(email)) || (await invitations.hasPendingFor(email)),
     subjectFor: (email) => organizations.signInSubject(email),
   });
+  const callExports = new CallExportService({
+    database, queue, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl, audit, log, retryLimit: config.jobs.retryLimit,
+  });
   const dialerNow = now ?? (() => new Date());
   // A call of a campaign that ends moves its contact in the call's own transaction.
   calls.onCallEnded(new CampaignOutcomes({ now: dialerNow, outbox }));
@@ -254,6 +259,7 @@ export async function buildServices(config: Config, database: Database, options:
       db, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl,
       tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes, audit, outbox,
     }),
+    callExports,
     billing,
     analytics,
     dataSettings,
@@ -274,6 +280,7 @@ export async function buildServices(config: Config, database: Database, options:
       ...eventJobs({ deliver: (job) => deliverer.deliverJob(job), mailDisabled: (job) => events.mailDisabled(job), cleanup: async () => { await events.cleanup(); } }),
       ...idempotencyJobs(idempotency, log),
       ...campaignJobs(dialer),
+      ...callExportJobs(callExports),
     ],
     async close() {
       await credentials.revocations.stop();

@@ -97,7 +97,7 @@ describe('service routes', () => {
     // Public: the service routes; signed recording links and provider webhooks (the signature is the
     // credential); the local provider's hosted checkout pages (reached by their link, like a provider's).
     const PUBLIC = [
-      '/api/health', '/api/ready', '/api/recordings/{call_sid}', '/api/billing/webhook',
+      '/api/health', '/api/ready', '/api/recordings/{call_sid}', '/api/exports/{export_id}', '/api/billing/webhook',
       '/api/telephony/carrier_a/voice', '/api/telephony/carrier_a/status',
       '/api/billing/checkout/{session_id}', '/api/billing/checkout/{session_id}/pay', '/api/billing/checkout/{session_id}/cancel', '/api/billing/checkout/return',
       // Signing in: the e-mail link, then the session cookie, are the credentials.

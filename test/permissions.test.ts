@@ -5,9 +5,9 @@ import { MATRIX_FILES, MATRIX_OPERATIONS, MATRIX_PERMISSIONS } from './helpers/a
 import { PERMISSION_TABLE } from './helpers/permission-table.ts';
 import { testEnv } from './helpers/env.ts';
 
-/** Operations anyone may call: liveness, a signed recording link, the payment provider's webhook, the checkout pages and signing in. */
+/** Operations anyone may call: liveness, a signed recording or export link, the payment provider's webhook, the checkout pages and signing in. */
 const PUBLIC_OPERATIONS = [
-  'GET /api/health', 'GET /api/ready', 'GET /api/recordings/{call_sid}', 'POST /api/billing/webhook', 'POST /api/telephony/carrier_a/voice', 'POST /api/telephony/carrier_a/status',
+  'GET /api/health', 'GET /api/ready', 'GET /api/recordings/{call_sid}', 'GET /api/exports/{export_id}', 'POST /api/billing/webhook', 'POST /api/telephony/carrier_a/voice', 'POST /api/telephony/carrier_a/status',
   'GET /api/billing/checkout/{session_id}', 'POST /api/billing/checkout/{session_id}/pay',
   'POST /api/billing/checkout/{session_id}/cancel', 'GET /api/billing/checkout/return',
   // Signing in: asking for an e-mail link, redeeming it, refreshing and ending the session of the cookie.

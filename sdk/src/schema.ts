@@ -693,6 +693,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/calls/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export the calls the list returns for these filters as CSV or JSONL: a worker writes the file; poll the export for its download_url
+         * @description Export the calls the list returns for these filters as CSV or JSONL: a worker writes the file; poll the export for its download_url
+         */
+        post: operations["createCallExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calls/exports/{export_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export: status, row_count, bytes and, once completed, a download_url signed for 1 hour; exports are kept 7 days
+         * @description An export: status, row_count, bytes and, once completed, a download_url signed for 1 hour; exports are kept 7 days
+         */
+        get: operations["getCallExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/exports/{export_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's signed download link (local object store): no credential; a bad or expired signature 403
+         * @description An export's signed download link (local object store): no credential; a bad or expired signature 403
+         */
+        get: operations["downloadCallExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/billing/credits": {
         parameters: {
             query?: never;
@@ -3487,6 +3547,138 @@ export interface components {
             success: boolean;
             message?: string;
             data: components["schemas"]["RecordingStream"];
+        };
+        /**
+         * CreateCallExportBody
+         * @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly
+         * @example {
+         *       "format": "csv",
+         *       "include_transcript": true,
+         *       "agent_id": "example",
+         *       "status": "queued",
+         *       "call_type": "inbound",
+         *       "from": "2026-11-22T10:15:00.000Z",
+         *       "to": "2026-11-22T10:15:00.000Z",
+         *       "end_reason": "user_hangup",
+         *       "billing_status": "pending",
+         *       "phone_number": "+14155550100",
+         *       "min_duration": 100000,
+         *       "max_duration": 100000,
+         *       "min_cost": 100000,
+         *       "max_cost": 100000,
+         *       "has_recording": true,
+         *       "campaign_id": "example",
+         *       "q": "example"
+         *     }
+         */
+        CreateCallExportBody: {
+            /**
+             * @description csv (RFC 4180, UTF-8, header row) or jsonl (one JSON object a line)
+             * @enum {unknown}
+             */
+            format: "csv" | "jsonl";
+            /**
+             * @description Add each call's transcript (CSV: its turns as JSON text in one column)
+             * @default false
+             */
+            include_transcript?: boolean;
+            agent_id?: string;
+            /** @enum {unknown} */
+            status?: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "canceled";
+            /** @enum {unknown} */
+            call_type?: "inbound" | "outbound" | "preview";
+            /** @description Created at or after (a date: from its start, UTC) */
+            from?: string;
+            /** @description Created before (a date: up to its end, UTC) */
+            to?: string;
+            /** @enum {unknown} */
+            end_reason?: "user_hangup" | "agent_hangup" | "tool_end_call" | "silence_timeout" | "max_duration" | "voicemail" | "error";
+            /** @enum {unknown} */
+            billing_status?: "pending" | "billed" | "insufficient_credits" | "waived";
+            /** @description The call was to or from this number (E.164) */
+            phone_number?: string;
+            /** @description Seconds, at least (calls without a duration are left out) */
+            min_duration?: number;
+            /** @description Seconds, at most (calls without a duration are left out) */
+            max_duration?: number;
+            /** @description Credits, at least (calls without a cost are left out) */
+            min_cost?: number;
+            /** @description Credits, at most (calls without a cost are left out) */
+            max_cost?: number;
+            /** @description Only calls with (true) or without (false) a stored recording */
+            has_recording?: boolean;
+            /** @description Calls placed by this campaign */
+            campaign_id?: string;
+            /** @description Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet` */
+            q?: string;
+        } & {
+            [key: string]: string;
+        };
+        /**
+         * CallExport
+         * @example {
+         *       "export_id": "example",
+         *       "status": "pending",
+         *       "format": "csv",
+         *       "include_transcript": true,
+         *       "row_count": 1,
+         *       "bytes": 1,
+         *       "download_url": "https://example.com/hooks/lookup",
+         *       "error": "example",
+         *       "created_at": "2026-11-22T10:15:00.000Z",
+         *       "completed_at": "2026-11-22T10:15:00.000Z",
+         *       "expires_at": "2026-11-22T10:15:00.000Z"
+         *     }
+         */
+        CallExport: {
+            /** @description `exp_` + 12 hex */
+            export_id: string;
+            /** @enum {unknown} */
+            status: "pending" | "running" | "completed" | "failed";
+            /** @enum {unknown} */
+            format: "csv" | "jsonl";
+            include_transcript: boolean;
+            /** @description Calls in the file, once completed */
+            row_count: number | null;
+            /** @description Size of the file, once completed */
+            bytes: number | null;
+            /** @description Once completed: a signed link to the file, valid 1 hour from this response */
+            download_url: string | null;
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the export and its file are deleted (7 days after creation)
+             */
+            expires_at: string;
+        };
+        /**
+         * CallExportResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "export_id": "example",
+         *         "status": "pending",
+         *         "format": "csv",
+         *         "include_transcript": true,
+         *         "row_count": 1,
+         *         "bytes": 1,
+         *         "download_url": "https://example.com/hooks/lookup",
+         *         "error": "example",
+         *         "created_at": "2026-11-22T10:15:00.000Z",
+         *         "completed_at": "2026-11-22T10:15:00.000Z",
+         *         "expires_at": "2026-11-22T10:15:00.000Z"
+         *       }
+         *     }
+         */
+        CallExportResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["CallExport"];
         };
         /**
          * Credits
@@ -8718,6 +8910,208 @@ export interface operations {
             };
             /** @description Range not satisfiable */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCallExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCallExportBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallExportResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCallExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path: {
+                /** @description exp_ + 12 hex */
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallExportResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadCallExport: {
+        parameters: {
+            query: {
+                org: string;
+                /** @description Unix seconds, exactly as in the signed link */
+                expires: string;
+                sig: string;
+            };
+            header?: never;
+            path: {
+                /** @description exp_ + 12 hex */
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -46,6 +46,9 @@ function table(): Record<string, readonly Role[]> {
   permissions['calls:write'] = MANAGERS;
   // extensions.md §2: placing calls is for admins and agent managers.
   permissions['calls:dial'] = MANAGERS;
+  // extensions.md §4 names no role for exports: whoever reads the calls may take them out (a permission of
+  // its own, so an API key's scopes can withhold bulk exports while allowing reads).
+  permissions['calls:export'] = ALL;
   // extensions.md §6 names no role for reading limits: every member sees the limits its requests meet.
   permissions['limits:read'] = ALL;
   // extensions.md §3: campaigns are read by every role and run by admins and agent managers.

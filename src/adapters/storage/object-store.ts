@@ -25,6 +25,11 @@ export interface ObjectStore {
   readonly kind: 'local' | 's3';
   /** Stores a file spooled to local disk (the upload paths spool first, so sizes are known and limits enforced). */
   putFile(key: string, filePath: string, contentType: string): Promise<StoredObject>;
+  /**
+   * Stores a stream of unknown length as it arrives (exports): memory stays bounded by a part, the
+   * object appears whole or not at all. A failing source leaves no object.
+   */
+  putStream(key: string, source: Readable, contentType: string): Promise<StoredObject>;
   read(key: string, range?: ByteRange): Promise<Readable>;
   /** Size in bytes, or undefined when there is no such object. */
   size(key: string): Promise<number | undefined>;
@@ -59,6 +64,21 @@ export class LocalObjectStore implements ObjectStore {
       await pipeline(fs.createReadStream(filePath), fs.createWriteStream(temporary, { mode: 0o600 }));
       const { size } = await fs.promises.stat(temporary);
       await fs.promises.rename(temporary, target); // readers never see half a file
+      return { key, uri: this.uri(key), size };
+    } catch (err) {
+      await fs.promises.rm(temporary, { force: true });
+      throw err;
+    }
+  }
+
+  async putStream(key: string, source: Readable): Promise<StoredObject> {
+    const target = this.#path(key);
+    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    const temporary = `${target}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      await pipeline(source, fs.createWriteStream(temporary, { mode: 0o600 }));
+      const { size } = await fs.promises.stat(temporary);
+      await fs.promises.rename(temporary, target);
       return { key, uri: this.uri(key), size };
     } catch (err) {
       await fs.promises.rm(temporary, { force: true });

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand,
+  HeadObjectCommand, PutObjectCommand, S3Client, UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ByteRange, ObjectStore, StoredObject } from './object-store.ts';
 
@@ -11,15 +14,21 @@ export interface S3Options {
   accessKeyId: string | undefined;
   secretAccessKey: string | undefined;
   forcePathStyle: boolean;
+  /** Bytes of each part of a streamed upload (default 8 MiB; S3 wants at least 5 MiB but for the last). */
+  partBytes?: number;
 }
+
+const DEFAULT_PART_BYTES = 8 * 1024 * 1024;
 
 /** Any S3-compatible store (AWS, MinIO, R2...). */
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
   readonly client: S3Client;
   readonly bucket: string;
+  readonly #partBytes: number;
   constructor(options: S3Options) {
     this.bucket = options.bucket;
+    this.#partBytes = options.partBytes ?? DEFAULT_PART_BYTES;
     this.client = new S3Client({
       region: options.region,
       endpoint: options.endpoint,
@@ -37,6 +46,47 @@ export class S3ObjectStore implements ObjectStore {
       Bucket: this.bucket, Key: key, Body: fs.createReadStream(filePath), ContentLength: size, ContentType: contentType,
     }));
     return { key, uri: this.uri(key), size };
+  }
+
+  /**
+   * A multipart upload fed a part at a time (one part in memory); a stream shorter than one part is
+   * a single PUT. On failure the upload is aborted, so no object and no orphan parts remain.
+   */
+  async putStream(key: string, source: Readable, contentType: string): Promise<StoredObject> {
+    let parts: Buffer[] = [];
+    let buffered = 0;
+    let size = 0;
+    let uploadId: string | undefined;
+    const etags: Array<{ ETag: string | undefined; PartNumber: number }> = [];
+    const flush = async () => {
+      const body = Buffer.concat(parts, buffered);
+      parts = [];
+      buffered = 0;
+      uploadId ??= (await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }))).UploadId!;
+      const PartNumber = etags.length + 1;
+      const { ETag } = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.length }));
+      etags.push({ ETag, PartNumber });
+    };
+    try {
+      for await (const chunk of source) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+        parts.push(bytes);
+        buffered += bytes.length;
+        size += bytes.length;
+        if (buffered >= this.#partBytes) await flush();
+      }
+      if (uploadId === undefined) {
+        const body = Buffer.concat(parts, buffered);
+        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType }));
+      } else {
+        if (buffered > 0) await flush();
+        await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: etags } }));
+      }
+      return { key, uri: this.uri(key), size };
+    } catch (err) {
+      if (uploadId !== undefined) await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })).catch(() => {});
+      throw err;
+    }
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {

@@ -10,3 +10,4 @@ export * from './events.ts';
 export * from './idempotency.ts';
 export * from './campaigns.ts';
 export * from './sessions.ts';
+export * from './call-exports.ts';

@@ -18,9 +18,10 @@ const CANONICAL_EXPIRES = /^[1-9]\d{0,12}$/;
  */
 export class RecordingLinks {
   readonly #key: Buffer;
-  constructor(secret: Buffer) {
+  /** `purpose` names what the links open (exports sign their files with a key of their own). */
+  constructor(secret: Buffer, purpose = 'switchboard/recording-links/v1') {
     // A key of its own, derived from the platform's secret, so a link signature is useless elsewhere.
-    this.#key = createHmac('sha256', secret).update('switchboard/recording-links/v1').digest();
+    this.#key = createHmac('sha256', secret).update(purpose).digest();
   }
 
   #signature(link: SignedRecording): string {

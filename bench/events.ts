@@ -31,6 +31,8 @@ const database = await openDatabase({ databaseUrl, dataDir, poolSize: 4 });
 await runMigrations(database);
 await database.pool.query('DELETE FROM events; DELETE FROM webhook_endpoints');
 const org = await provisionOrganization(database.db, { name: `events bench ${Date.now()}` });
+// The benchmark holds every call open before ending them all: lift the concurrency limit (as `org:limits` would).
+await database.pool.query('UPDATE organizations SET max_concurrent_calls = 1000000 WHERE id = $1', [org.organization_id]);
 const headers = { 'x-api-key': org.api_key.key, 'x-organization-id': org.organization_id, 'content-type': 'application/json' };
 const env = { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, IN_PROCESS_WORKER: 'false', ALLOWED_NETWORKS: '127.0.0.1/32', LOG_LEVEL: 'warn' };
 

@@ -37,6 +37,7 @@ import { telephonyRoutes } from './modules/telephony/routes.ts';
 import { dialRoutes } from './modules/calls/dial-routes.ts';
 import { callExportRoutes } from './modules/calls/export-routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
+import { consoleRoutes } from './modules/console/routes.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -152,6 +153,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   await app.register(campaignRoutes(services.campaigns));
   await app.register(telephonyRoutes(services.telephony));
   await app.register(dialRoutes(services.dialing));
+  await app.register(consoleRoutes());
 
   if (options.closeServices) app.addHook('onClose', () => services.close());
   await app.ready();

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  process.stdout.write(`Switchboard console: ${config.publicBaseUrl}/  (API under ${config.publicBaseUrl}/api, reference at /api/docs)\n`);
   if (config.metrics.port !== undefined) {
     await startMetricsServer(services.metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token });
     app.log.info(`metrics: http://${config.host}:${config.metrics.port}/metrics`);

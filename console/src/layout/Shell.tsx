@@ -1,0 +1,61 @@
+import { useEffect } from 'react';
+import { AppShell, Burger, Button, Group, NavLink, Select, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { selectOrganization, signOut } from '../auth/credentials.ts';
+import { useCredentials } from '../auth/useCredentials.ts';
+import { useMe } from '../hooks/useMe.ts';
+import { ErrorAlert } from '../components/ErrorAlert.tsx';
+
+const PAGES = [
+  { to: '/calls', label: 'Calls' },
+];
+
+/** The frame of every signed-in page: navigation, organization switching, who is signed in. */
+export function Shell() {
+  const [opened, { toggle, close }] = useDisclosure();
+  const { credentials, orgId } = useCredentials();
+  const { me, role, error } = useMe();
+  const location = useLocation();
+  const navigate = useNavigate();
+
+  // A signed-in person acts in one of their organizations: the first, until they choose.
+  useEffect(() => {
+    if (credentials.kind !== 'session' || !me) return;
+    if (!me.organizations.some((o) => o.organization_id === orgId) && me.organizations[0]) selectOrganization(me.organizations[0].organization_id);
+  }, [credentials.kind, me, orgId]);
+
+  const organizations = me?.organizations.map((o) => ({ value: o.organization_id, label: o.name })) ?? [];
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Navigation" />
+            <Title order={2} size="h4">Switchboard</Title>
+          </Group>
+          <Group wrap="nowrap" gap="sm">
+            {credentials.kind === 'session' && organizations.length > 0 ? (
+              <Select aria-label="Organization" data={organizations} value={orgId} allowDeselect={false} w={200}
+                onChange={(value) => { if (value) { selectOrganization(value); navigate('/calls'); } }} />
+            ) : (
+              <Text size="sm" c="dimmed">{orgId}</Text>
+            )}
+            <Text size="sm" visibleFrom="md">{credentials.kind === 'session' ? credentials.email : 'API key'}{role ? ` · ${role}` : ''}</Text>
+            <Button variant="default" size="xs" onClick={() => void signOut().then(() => navigate('/sign-in'))}>Sign out</Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label="Pages">
+        {PAGES.map((page) => (
+          <NavLink key={page.to} component={Link} to={page.to} label={page.label} onClick={close}
+            active={location.pathname.startsWith(page.to)} />
+        ))}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <ErrorAlert error={error} title="Who you are could not be loaded" />
+        {orgId ? <Outlet key={orgId} /> : null}
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,58 @@
+import { useEffect, useRef } from 'react';
+import { Button, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
+import { api, unwrap } from '../../api/client.ts';
+import { useCredentials } from '../../auth/useCredentials.ts';
+import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { CallFilters } from './CallFilters.tsx';
+import { CallsTable } from './CallsTable.tsx';
+import { queryFromParams, type CallQuery } from './filters.ts';
+
+const PAGE_SIZE = 50;
+
+/** Every call of the organization, newest first, filtered by the address bar's parameters, a page at a time as one scrolls. */
+export function CallsPage() {
+  const [params, setParams] = useSearchParams();
+  const { orgId } = useCredentials();
+  const filters = queryFromParams(params);
+  const calls = useInfiniteQuery({
+    queryKey: [orgId, 'calls', filters],
+    queryFn: ({ pageParam }) =>
+      unwrap(api.GET('/api/calls', { params: { query: { ...filters, limit: PAGE_SIZE, ...(pageParam ? { cursor: pageParam } : {}) } as CallQuery } })),
+    initialPageParam: '',
+    getNextPageParam: (page) => (page.pagination.has_more ? page.pagination.next_cursor ?? undefined : undefined),
+    // Live while only the first page is shown (refreshing many pages would cost more than it tells).
+    refetchInterval: (query) => ((query.state.data?.pages.length ?? 0) <= 1 ? 15_000 : false),
+  });
+
+  const sentinel = useRef<HTMLDivElement>(null);
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = calls;
+  useEffect(() => {
+    const element = sentinel.current;
+    if (!element || !hasNextPage) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting) && !isFetchingNextPage) void fetchNextPage();
+    }, { rootMargin: '400px' });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
+
+  const rows = calls.data?.pages.flatMap((page) => page.data) ?? [];
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1}>Calls</Title>
+        <Button variant="default" size="xs" onClick={() => void calls.refetch()} loading={calls.isRefetching}>Refresh</Button>
+      </Group>
+      <CallFilters params={params} onChange={setParams} />
+      <ErrorAlert error={calls.error} title="The calls could not be loaded" />
+      {calls.isPending ? <Loader aria-label="Loading calls" /> : <CallsTable calls={rows} searching={Boolean(filters.q)} />}
+      {calls.isSuccess && rows.length === 0 ? <Text c="dimmed">No call matches.</Text> : null}
+      <div ref={sentinel} />
+      {hasNextPage ? (
+        <Button variant="subtle" onClick={() => void fetchNextPage()} loading={isFetchingNextPage}>Load more calls</Button>
+      ) : rows.length > 0 ? <Text size="sm" c="dimmed">{rows.length} calls, all shown.</Text> : null}
+    </Stack>
+  );
+}

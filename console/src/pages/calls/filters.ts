@@ -1,0 +1,29 @@
+import type { paths } from '@switchboard/sdk/schema';
+
+export type CallQuery = NonNullable<paths['/api/calls']['get']['parameters']['query']>;
+
+export const STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'failed', 'busy', 'no_answer', 'canceled'];
+export const CALL_TYPES = ['inbound', 'outbound', 'preview'];
+export const END_REASONS = ['user_hangup', 'agent_hangup', 'tool_end_call', 'silence_timeout', 'max_duration', 'voicemail', 'error'];
+export const BILLING_STATUSES = ['pending', 'billed', 'insufficient_credits', 'waived'];
+
+/** The filters of GET /api/calls that the page offers, as they appear in the page's address. */
+export const TEXT_FILTERS = ['q', 'agent_id', 'status', 'call_type', 'from', 'to', 'end_reason', 'billing_status', 'phone_number', 'campaign_id', 'has_recording'] as const;
+export const NUMBER_FILTERS = ['min_duration', 'max_duration', 'min_cost', 'max_cost'] as const;
+
+/** The list's query from the address bar: unknown or empty parameters are left out. */
+export function queryFromParams(params: URLSearchParams): Partial<CallQuery> {
+  const query: Record<string, string | number | boolean> = {};
+  for (const name of TEXT_FILTERS) {
+    const value = params.get(name);
+    if (value) query[name] = name === 'has_recording' ? value === 'true' : value;
+  }
+  for (const name of NUMBER_FILTERS) {
+    const value = params.get(name);
+    if (value && Number.isFinite(Number(value))) query[name] = Number(value);
+  }
+  for (const [name, value] of params) if (name.startsWith('metadata.') && value) query[name] = value;
+  return query as Partial<CallQuery>;
+}
+
+export const options = (values: string[]) => values.map((value) => ({ value, label: value.replaceAll('_', ' ') }));

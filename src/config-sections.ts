@@ -100,8 +100,8 @@ export function payments(env: Env, publicBaseUrl: string): PaymentsConfig {
   const provider = env.PAYMENT_PROVIDER || 'local';
   if (provider !== 'local' && provider !== 'stripe') throw new ConfigError(`PAYMENT_PROVIDER must be local or stripe, got "${provider}"`);
   const urls = {
-    successUrl: url(env, 'CHECKOUT_SUCCESS_URL') ?? `${publicBaseUrl}/api/billing/checkout/return?result=success`,
-    cancelUrl: url(env, 'CHECKOUT_CANCEL_URL') ?? `${publicBaseUrl}/api/billing/checkout/return?result=cancelled`,
+    successUrl: url(env, 'CHECKOUT_SUCCESS_URL') ?? `${publicBaseUrl}/billing?checkout=success`,
+    cancelUrl: url(env, 'CHECKOUT_CANCEL_URL') ?? `${publicBaseUrl}/billing?checkout=cancelled`,
   };
   if (provider === 'local') {
     // The local provider credits whoever clicks Pay: fine for a laptop, a demo or a test, never for customers.

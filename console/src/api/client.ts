@@ -17,9 +17,9 @@ export class ApiError extends Error {
     this.detail = body?.detail || `The server answered ${status}`;
     this.errors = body?.errors ?? [];
   }
-  /** The message of a field's validation error (`errors[].path` is like `/agent_name` or `agent_name`). */
+  /** The message of a body field's validation error (`errors[].path` is like `body.agent_name`). */
   fieldError(field: string): string | undefined {
-    return this.errors.find((e) => e.path.replace(/^\/|^body\/?/, '').split('/')[0] === field)?.message;
+    return this.errors.find((e) => e.path.replace(/^body\.?/, '').split('.')[0] === field)?.message;
   }
 }
 

@@ -9,6 +9,9 @@ import { ErrorAlert } from '../components/ErrorAlert.tsx';
 
 const PAGES = [
   { to: '/calls', label: 'Calls' },
+  { to: '/analytics', label: 'Analytics' },
+  { to: '/api-keys', label: 'API keys' },
+  { to: '/billing', label: 'Billing' },
 ];
 
 /** The frame of every signed-in page: navigation, organization switching, who is signed in. */

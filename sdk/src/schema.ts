@@ -957,6 +957,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/analytics/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ended calls, durations and costs per bucket (minute, hour, day, week, month in timezone) and per group (agent, phone_number, status, end_reason, call_type, campaign, metadata.<key>); every bucket present, zero-filled; totals are the sums of the groups
+         * @description Ended calls, durations and costs per bucket (minute, hour, day, week, month in timezone) and per group (agent, phone_number, status, end_reason, call_type, campaign, metadata.<key>); every bucket present, zero-filled; totals are the sums of the groups
+         */
+        get: operations["getUsageAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tools": {
         parameters: {
             query?: never;
@@ -3946,6 +3966,106 @@ export interface components {
             success: boolean;
             message?: string;
             data: components["schemas"]["DailyMetrics"];
+        };
+        /**
+         * UsagePoint
+         * @description The metrics asked for: calls, seconds and credits
+         * @example {
+         *       "start": "2026-11-22T10:15:00.000Z"
+         *     }
+         */
+        UsagePoint: {
+            /**
+             * Format: date-time
+             * @description Start of the bucket
+             */
+            start: string;
+        } & {
+            [key: string]: number;
+        };
+        /**
+         * UsageReport
+         * @example {
+         *       "period": {
+         *         "start": "2026-11-22T10:15:00.000Z",
+         *         "end": "2026-11-22T10:15:00.000Z"
+         *       },
+         *       "granularity": "minute",
+         *       "timezone": "Europe/Berlin",
+         *       "group_by": "example",
+         *       "series": [
+         *         {
+         *           "group": {},
+         *           "points": [
+         *             {
+         *               "start": "2026-11-22T10:15:00.000Z"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "totals": {}
+         *     }
+         */
+        UsageReport: {
+            period: {
+                /**
+                 * Format: date-time
+                 * @description Start of the first bucket
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description End of the last bucket (excluded)
+                 */
+                end: string;
+            };
+            /** @enum {unknown} */
+            granularity: "minute" | "hour" | "day" | "week" | "month";
+            timezone: string;
+            group_by: string | null;
+            series: {
+                /** @description null without group_by */
+                group: {
+                    [key: string]: string | null;
+                } | null;
+                points: components["schemas"]["UsagePoint"][];
+            }[];
+            /** @description The metrics asked for: calls, seconds and credits */
+            totals: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * UsageReportResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "period": {
+         *           "start": "2026-11-22T10:15:00.000Z",
+         *           "end": "2026-11-22T10:15:00.000Z"
+         *         },
+         *         "granularity": "minute",
+         *         "timezone": "Europe/Berlin",
+         *         "group_by": "example",
+         *         "series": [
+         *           {
+         *             "group": {},
+         *             "points": [
+         *               {
+         *                 "start": "2026-11-22T10:15:00.000Z"
+         *               }
+         *             ]
+         *           }
+         *         ],
+         *         "totals": {}
+         *       }
+         *     }
+         */
+        UsageReportResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["UsageReport"];
         };
         /**
          * CreateToolBody
@@ -9714,6 +9834,81 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DailyMetricsResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUsageAnalytics: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601; the first bucket is the one holding it (default: end − 30 days) */
+                start?: string;
+                /** @description ISO 8601, excluded; the last bucket is the one holding the instant before it (default: now) */
+                end?: string;
+                /** @description minute (period ≤ 48 h), hour (≤ 31 days), day (≤ 366 days), week (ISO, from Monday; ≤ 5 years), month (≤ 5 years) */
+                granularity?: "minute" | "hour" | "day" | "week" | "month";
+                /** @description IANA time zone of the buckets */
+                timezone?: string;
+                /** @description agent, phone_number (the organization's number: called inbound, calling outbound), status, end_reason, call_type, campaign, or metadata.<key> (the top-level value as text) */
+                group_by?: string;
+                agent_id?: string;
+                call_type?: "inbound" | "outbound" | "preview";
+                status?: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "canceled";
+                /** @description Comma list of calls, duration_seconds, duration_p50, duration_p95, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform (default: all) */
+                metrics?: string;
+            };
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReportResponse"];
                 };
             };
             /** @description Invalid request (validation, cursor, missing X-Organization-Id) */

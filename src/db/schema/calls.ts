@@ -79,6 +79,8 @@ export const calls = pgTable(
     index('calls_active_idx').on(t.clientId).where(sql`status IN ('queued', 'ringing', 'in_progress')`),
     index('calls_client_campaign_created_idx').on(t.clientId, t.campaignId, t.createdAt),
     index('calls_transcript_search_idx').using('gin', t.transcriptSearch),
+    // Usage analytics grouped by metadata.<key> read ended calls by the instant they count at (their start, else their creation).
+    index('calls_client_counted_at_idx').on(t.clientId, sql`coalesce(${t.startTime}, ${t.createdAt})`),
   ],
 );
 

@@ -11,3 +11,4 @@ export * from './idempotency.ts';
 export * from './campaigns.ts';
 export * from './sessions.ts';
 export * from './call-exports.ts';
+export * from './usage-rollups.ts';

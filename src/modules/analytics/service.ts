@@ -4,7 +4,10 @@ import type { RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
 import { addDays, daysBetween, isCalendarDate, isStorableInstant, isTimeZone, parseInstant, startOfZonedDay, zonedDay } from '../../core/time-zones.ts';
 import { roundCredits } from '../../core/credits.ts';
-import { ALL_AGENTS, HOUR_MS, MINUTE_MS, addCallToRollups, floorTo, type EndedCall, type Grain } from './rollups.ts';
+import { ALL_AGENTS, HOUR_MS, MINUTE_MS, addCallToRollups, floorTo } from './rollups.ts';
+import { addCallToUsage, type UsageCall } from './usage-rollups.ts';
+import { UsageAnalytics } from './usage.ts';
+import type { UsageQuery } from './usage-schemas.ts';
 import { MAX_DAYS, MAX_MINUTES, type DailyMetrics, type DailyPoint, type DailyQuery } from './schemas.ts';
 
 type Query = Static<typeof DailyQuery>;
@@ -37,13 +40,21 @@ const RANGE = 'client_id = $1 AND agent_id = $2 AND grain = $3 AND bucket >= $4 
  */
 export class AnalyticsService {
   readonly #database: Pick<Database, 'prepared'>;
+  readonly #usage: UsageAnalytics;
   constructor(deps: { database: Pick<Database, 'prepared'> }) {
     this.#database = deps.database;
+    this.#usage = new UsageAnalytics(deps.database);
   }
 
   /** Counts a call that ended into the rollups, in the caller's transaction (the call's final update). */
-  recordEndedCall(within: Executor, orgId: string, call: EndedCall): Promise<void> {
-    return addCallToRollups(within, orgId, call);
+  async recordEndedCall(within: Executor, orgId: string, call: UsageCall): Promise<void> {
+    await addCallToRollups(within, orgId, call);
+    await addCallToUsage(within, orgId, call);
+  }
+
+  /** GET /api/analytics/usage (extensions.md §5). */
+  usage(ctx: RequestContext, query: Static<typeof UsageQuery>) {
+    return this.#usage.report(ctx.orgId, query);
   }
 
   async daily(ctx: RequestContext, query: Query): Promise<Metrics> {

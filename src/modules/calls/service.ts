@@ -21,6 +21,8 @@ import { METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type 
 import { isFinal, statusStage, toCall } from './views.ts';
 
 export type { CallStatus };
+// The values of a call's status and type, for the analytics' filters.
+export { CALL_STATUSES, CALL_TYPES, FINAL_STATUSES } from './schemas.ts';
 // The call as the API shows it, and the status rules, for the modules that meet calls through this service.
 export { isFinal, statusStage, toCall, toCallSummary } from './views.ts';
 
@@ -226,6 +228,8 @@ export class CallService {
     const updated = await calls.update(orgId, callSid, changes);
     await this.#deps.analytics.recordEndedCall(tx, orgId, {
       agentId: updated.agentId, at: updated.startTime ?? updated.createdAt, cost: updated.totalCost ?? 0, durationSeconds: updated.durationSeconds ?? 0,
+      callType: updated.callType, status: updated.status, endReason: updated.endReason, campaignId: updated.campaignId,
+      phoneNumber: updated.callType === 'outbound' ? updated.fromNumber : updated.toNumber, breakdown: updated.costBreakdown,
     });
     // Once per call: the locked row refuses every later report of a final call (409 call_finalized).
     await this.#deps.outbox.emit(tx, orgId, 'call.ended', toCall(updated), { agentId: updated.agentId });

@@ -80,7 +80,7 @@ describe('the console pages in a browser', { skip: skipWithoutBrowser }, () => {
 
     await page.getByText('Per minute (one day)').click();
     await page.waitForURL(/day=/);
-    await page.getByTestId('analytics-table').waitFor();
+    await page.getByRole('columnheader', { name: 'Minute', exact: true }).waitFor();
     const minuteCalls = await page.getByTestId('analytics-table').locator('tbody tr td:nth-child(2)').allInnerTexts();
     assert.equal(minuteCalls.reduce((t, v) => t + Number(v), 0), support.length, 'the day\'s minutes hold the agent\'s calls');
   });
@@ -100,6 +100,7 @@ describe('the console pages in a browser', { skip: skipWithoutBrowser }, () => {
     await row.getByRole('button', { name: 'Revoke' }).click();
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await row.getByText('revoked').waitFor();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' }); // its closing transition would fool the contrast check
     assert.equal((await app.inject({ url: '/api/agents', headers: keyHeaders(org, key) })).statusCode, 401, 'refused from the next request');
     await assertAccessible(page, 'api-keys');
     await screenshot(page, 'api-keys');

@@ -25,7 +25,7 @@ export const SCREENSHOTS = path.resolve(import.meta.dirname, '../screenshots');
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
 
 /** axe-core on the page as it is: no violation of serious or critical impact. */

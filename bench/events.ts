@@ -34,7 +34,11 @@ const org = await provisionOrganization(database.db, { name: `events bench ${Dat
 // The benchmark holds every call open before ending them all: lift the concurrency limit (as `org:limits` would).
 await database.pool.query('UPDATE organizations SET max_concurrent_calls = 1000000 WHERE id = $1', [org.organization_id]);
 const headers = { 'x-api-key': org.api_key.key, 'x-organization-id': org.organization_id, 'content-type': 'application/json' };
-const env = { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, IN_PROCESS_WORKER: 'false', ALLOWED_NETWORKS: '127.0.0.1/32', LOG_LEVEL: 'warn' };
+// The workers must unseal the endpoints' secrets with the key bench/serve.ts gives the server.
+const env = {
+  DATABASE_URL: databaseUrl, DATA_DIR: dataDir, IN_PROCESS_WORKER: 'false', ALLOWED_NETWORKS: '127.0.0.1/32', LOG_LEVEL: 'warn',
+  JWT_SECRET: 'bench-secret-0123456789-0123456789', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+};
 
 // The receiver: verifies each request and notes when each call's call.ended arrived.
 const secrets: string[] = [];

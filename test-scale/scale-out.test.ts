@@ -75,7 +75,7 @@ describe('scale-out: two servers, two workers, one PostgreSQL, Redis, S3', { ski
       DATABASE_URL: databaseUrl, JWT_SECRET: 'scale-out-secret-0123456789-0123456789', ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
       IN_PROCESS_WORKER: 'false', REDIS_URL: 'redis://127.0.0.1:6379', STORAGE_BACKEND: 's3', S3_BUCKET: 'scale',
       S3_ENDPOINT: `http://127.0.0.1:${s3Port}`, S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER',
-      RATE_LIMIT_PER_MINUTE: '1000000', HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP: 'false',
+      RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000', HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP: 'false',
       PUBLIC_BASE_URL: `http://127.0.0.1:${proxyPort}`, JOB_EXPIRE_SECONDS: '10', JOB_SUPERVISE_SECONDS: '2',
     };
     const serverMembers = ports.map((p, i) => new Member(`server ${i + 1}`, ['src/server.ts'], { ...common, PORT: String(p), DATA_DIR: path.join(tmp, `s${i}`) }).start());
@@ -93,6 +93,7 @@ describe('scale-out: two servers, two workers, one PostgreSQL, Redis, S3', { ski
     const deadline = startedAt + SECONDS * 1000;
     const acked = { calls: [] as string[], documents: [] as string[], keysCreated: [] as string[], keysRevoked: [] as string[], purchases: [] as string[] };
     const leaks: string[] = [];
+    const refusedPayments: string[] = [];
     let revocationChecks = 0;
     const json = (body: unknown) => JSON.stringify(body);
 
@@ -132,12 +133,14 @@ describe('scale-out: two servers, two workers, one PostgreSQL, Redis, S3', { ski
     };
     const purchasesLoop = async () => {
       while (performance.now() < deadline) {
-        const res = await tally.send('purchase', () => fetch(`${proxy.url}/api/billing/credits/purchase`, { method: 'POST', headers: asAdmin, body: json({ amount: 1 }) }));
+        const res = await tally.send('purchase', () => fetch(`${proxy.url}/api/billing/credits/purchase`, { method: 'POST', headers: asAdmin, body: json({ amount: 5 }) }));
+        if (res && res.status !== 200) refusedPayments.push(`purchase ${res.status} ${(await res.text()).slice(0, 200)}`);
         if (res?.status !== 200) continue;
         const checkout = (await res.json()) as any;
         const pay = `${proxy.url}${new URL(checkout.checkout_url).pathname}/pay`;
         const paid = await tally.send('pay', () => fetch(pay, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' }));
         if (paid?.status === 200) acked.purchases.push(checkout.session_id);
+        else if (paid) refusedPayments.push(`${paid.status} ${(await paid.text()).slice(0, 200)}`);
         await new Promise((r) => setTimeout(r, 500));
       }
     };
@@ -154,7 +157,10 @@ describe('scale-out: two servers, two workers, one PostgreSQL, Redis, S3', { ski
       figures.postgres_restart_at_ms = performance.now() - startedAt;
       await restartPostgres();
       figures.postgres_restart_done_ms = performance.now() - startedAt;
-      const ready = await Promise.all(servers.map((s) => untilReady(s, 30_000)));
+      const ready = await Promise.all(servers.map((s, i) => untilReady(s, 30_000).catch((err) => {
+        const member = serverMembers[i]!;
+        throw new Error(`${err.message} (${member.name} ${member.child.exitCode === null && member.child.signalCode === null ? 'running' : `exited ${member.child.exitCode ?? member.child.signalCode}`}):\n${member.output.slice(-4000)}`);
+      })));
       figures.servers_ready_after_postgres_ms = Math.max(...ready);
       return figures;
     };
@@ -213,7 +219,7 @@ describe('scale-out: two servers, two workers, one PostgreSQL, Redis, S3', { ski
       failures_outside_windows: 0,
       ...Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Math.round(v)])),
       acknowledged: { calls: acked.calls.length, documents: acked.documents.length, keys_created: acked.keysCreated.length, keys_revoked: acked.keysRevoked.length, purchases: acked.purchases.length },
-      revocation_checks: revocationChecks, load_average: os.loadavg().map((l) => Number(l.toFixed(2))), at: new Date().toISOString(),
+      revocation_checks: revocationChecks, refused_payments: refusedPayments.slice(0, 3), load_average: os.loadavg().map((l) => Number(l.toFixed(2))), at: new Date().toISOString(),
       sample_failures: tally.failures.slice(0, 5).map((f) => `${Math.round(f.at)} ms ${f.what}`),
     };
     result.failures_outside_windows = result.failed_requests - result.failures_kill_window - result.failures_postgres_window;

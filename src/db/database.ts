@@ -45,6 +45,10 @@ function drizzleWithScope(pool: pg.Pool): Db {
 
 function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void>): Database {
   pool.on('error', () => {}); // an idle client's error (server restart) must not crash the process
+  // Nor a checked-out one's: the pool takes its listener off a client it lends, so a server restart
+  // (FATAL 57P01) arriving between two queries of a transaction was an unhandled 'error' event that
+  // killed the process. The query in flight still fails; the pool drops the broken client on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const { connectionString, host, user, database } = pool.options;
   return {
     pool,

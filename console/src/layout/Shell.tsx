@@ -10,6 +10,8 @@ import { ErrorAlert } from '../components/ErrorAlert.tsx';
 const PAGES = [
   { to: '/calls', label: 'Calls' },
   { to: '/analytics', label: 'Analytics' },
+  { to: '/agents', label: 'Agents' },
+  { to: '/knowledge-base', label: 'Knowledge base' },
   { to: '/api-keys', label: 'API keys' },
   { to: '/billing', label: 'Billing' },
 ];

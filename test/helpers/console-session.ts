@@ -21,11 +21,11 @@ export interface ConsoleSession {
 }
 
 /** The real server on a port, a new organization whose admin signed in to the console by an e-mailed link. */
-export async function signedInConsole(name: string): Promise<ConsoleSession> {
+export async function signedInConsole(name: string, env: Record<string, string> = {}): Promise<ConsoleSession> {
   const { database, tmpDir } = await testEnv();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const app = await buildTestApp(testConfig(tmpDir, { PUBLIC_BASE_URL: base }));
+  const app = await buildTestApp(testConfig(tmpDir, { PUBLIC_BASE_URL: base, ...env }));
   await app.listen({ host: '127.0.0.1', port });
   const email = uniqueEmail('console');
   const created = await provisionOrganization(database.db, { name, email });

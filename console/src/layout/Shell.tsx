@@ -12,7 +12,11 @@ const PAGES = [
   { to: '/analytics', label: 'Analytics' },
   { to: '/agents', label: 'Agents' },
   { to: '/knowledge-base', label: 'Knowledge base' },
+  { to: '/phone-numbers', label: 'Phone numbers' },
+  { to: '/integrations', label: 'Integrations' },
+  { to: '/tools', label: 'Tools' },
   { to: '/api-keys', label: 'API keys' },
+  { to: '/team', label: 'Team' },
   { to: '/billing', label: 'Billing' },
 ];
 

@@ -4,10 +4,10 @@ import { useDisclosure } from '@mantine/hooks';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { selectOrganization, signOut } from '../auth/credentials.ts';
 import { useCredentials } from '../auth/useCredentials.ts';
-import { useMe } from '../hooks/useMe.ts';
+import { atLeast, useMe, type Role } from '../hooks/useMe.ts';
 import { ErrorAlert } from '../components/ErrorAlert.tsx';
 
-const PAGES = [
+const PAGES: Array<{ to: string; label: string; role?: Role }> = [
   { to: '/calls', label: 'Calls' },
   { to: '/analytics', label: 'Analytics' },
   { to: '/agents', label: 'Agents' },
@@ -16,6 +16,8 @@ const PAGES = [
   { to: '/integrations', label: 'Integrations' },
   { to: '/tools', label: 'Tools' },
   { to: '/api-keys', label: 'API keys' },
+  { to: '/campaigns', label: 'Campaigns' },
+  { to: '/webhooks', label: 'Webhooks', role: 'agent_manager' as const },
   { to: '/team', label: 'Team' },
   { to: '/billing', label: 'Billing' },
 ];
@@ -56,7 +58,7 @@ export function Shell() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label="Pages">
-        {PAGES.map((page) => (
+        {PAGES.filter((page) => !page.role || atLeast(role, page.role)).map((page) => (
           <NavLink key={page.to} component={Link} to={page.to} label={page.label} onClick={close}
             active={location.pathname.startsWith(page.to)} />
         ))}

@@ -7,6 +7,9 @@ import { Errors } from '../../core/errors.ts';
 /** Where `npm install` (the root `prepare` script) builds the console. */
 export const CONSOLE_DIST = path.resolve(import.meta.dirname, '../../../console/dist');
 
+/** The router's `maxParamLength` (src/app.ts): a longer segment was its 414 before this wildcard matched everything. */
+const MAX_SEGMENT_LENGTH = 256;
+
 /** A path that names a file (an extension): never answered with the app's page. */
 const FILE = /\.[A-Za-z0-9]+$/;
 
@@ -35,6 +38,7 @@ export function consoleRoutes(dist = CONSOLE_DIST) {
     }
     app.get('/*', async (req, reply) => {
       const pathname = req.url.split('?')[0]!;
+      if (pathname.split('/').some((segment) => segment.length > MAX_SEGMENT_LENGTH)) throw Errors.uriTooLong();
       if (pathname === '/api' || pathname.startsWith('/api/') || FILE.test(pathname)) throw Errors.routeNotFound(req.method, pathname);
       if (!built) throw Errors.unavailable('The console is not built: `npm install` builds it (or `npm run build -w console`)');
       return reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });

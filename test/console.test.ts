@@ -120,6 +120,15 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('1 calls, all shown.').waitFor();
     assert.match(await rows.first().innerText(), /refund for my last order/, 'the matching turn as a snippet');
+
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByRole('button', { name: 'More filters' }).click();
+    await page.getByRole('textbox', { name: 'Metadata' }).fill('crm_id=lead-4711');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/metadata\.crm_id=lead-4711/);
+    await page.getByText('1 calls, all shown.').waitFor();
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByText(`${EXTRA_CALLS + 2} calls, all shown.`).or(page.getByRole('button', { name: 'Load more calls' })).first().waitFor();
   });
 
   test('the call page: transcript, costs, metadata; playing from a turn in the middle highlights the turn being played', async () => {
@@ -149,6 +158,23 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
     const file = await download;
     assert.match(file.suggestedFilename(), /\.wav$/);
     assert.equal(fs.statSync(await file.path()).size, toneWav(12, 440).length);
+  });
+
+  test('organization switching: a member of two organizations sees the other one\'s calls and its role there', async () => {
+    const { database } = await testEnv();
+    const other = await provisionOrganization(database.db, { name: 'Second Co' });
+    const userId = (await database.pool.query('SELECT id FROM users WHERE email = $1', [email.toLowerCase()])).rows[0].id;
+    await database.pool.query("INSERT INTO memberships (client_id, user_id, role) VALUES ($1, $2, 'user')", [other.organization_id, userId]);
+    await page.goto(`${base}/calls`);
+    await page.getByTestId('calls-table').locator('tbody tr').first().waitFor();
+    await page.getByRole('combobox', { name: 'Organization' }).click();
+    await page.getByRole('option', { name: 'Second Co' }).click();
+    await page.getByText('No call matches.').waitFor();
+    await page.getByText(/· user$/).waitFor();
+    await page.getByRole('combobox', { name: 'Organization' }).click();
+    await page.getByRole('option', { name: 'Console Co' }).click();
+    await page.getByTestId('calls-table').locator('tbody tr').first().waitFor();
+    await page.getByTestId('calls-table').getByRole('link').first().click();
   });
 
   test('a reload keeps the session (the cookie gives a new token); signing out ends it', async () => {

@@ -7,12 +7,17 @@ import { BILLING_STATUSES, CALL_TYPES, END_REASONS, NUMBER_FILTERS, STATUSES, TE
 
 type Values = Record<string, string>;
 
-const valuesOf = (params: URLSearchParams): Values => Object.fromEntries([...TEXT_FILTERS, ...NUMBER_FILTERS].map((name) => [name, params.get(name) ?? '']));
+const valuesOf = (params: URLSearchParams): Values => ({
+  ...Object.fromEntries([...TEXT_FILTERS, ...NUMBER_FILTERS].map((name) => [name, params.get(name) ?? ''])),
+  // metadata.<key>=<value> filters, edited as "key=value" lines separated by commas
+  metadata: [...params].filter(([name]) => name.startsWith('metadata.')).map(([name, value]) => `${name.slice(9)}=${value}`).join(', '),
+});
 
 /** Every filter of GET /api/calls, kept in the address bar (so a filtered list can be shared and reloaded). */
 export function CallFilters({ params, onChange }: { params: URLSearchParams; onChange: (next: URLSearchParams) => void }) {
   const [values, setValues] = useState<Values>(() => valuesOf(params));
-  const [more, setMore] = useState(() => [...NUMBER_FILTERS, 'end_reason', 'billing_status', 'phone_number', 'campaign_id', 'has_recording'].some((n) => params.get(n)));
+  const [more, setMore] = useState(() => [...NUMBER_FILTERS, 'end_reason', 'billing_status', 'phone_number', 'campaign_id', 'has_recording'].some((n) => params.get(n))
+    || [...params.keys()].some((n) => n.startsWith('metadata.')));
   const { orgId } = useCredentials();
   const agents = useQuery({
     queryKey: [orgId, 'agents', 'options'],
@@ -22,8 +27,11 @@ export function CallFilters({ params, onChange }: { params: URLSearchParams; onC
   const apply = (event?: React.FormEvent) => {
     event?.preventDefault();
     const next = new URLSearchParams();
-    for (const [name, value] of Object.entries(values)) if (value !== '') next.set(name, value);
-    for (const [name, value] of params) if (name.startsWith('metadata.')) next.set(name, value);
+    for (const [name, value] of Object.entries(values)) if (value !== '' && name !== 'metadata') next.set(name, value);
+    for (const pair of values.metadata!.split(',')) {
+      const [key, ...rest] = pair.split('=');
+      if (key?.trim() && rest.length) next.set(`metadata.${key.trim()}`, rest.join('=').trim());
+    }
     onChange(next);
   };
   const clear = () => {
@@ -54,6 +62,7 @@ export function CallFilters({ params, onChange }: { params: URLSearchParams; onC
           <NumberInput label="Min cost" min={0} decimalScale={4} value={values.min_cost} onChange={set('min_cost')} />
           <NumberInput label="Max cost" min={0} decimalScale={4} value={values.max_cost} onChange={set('max_cost')} />
           <TextInput label="Campaign id" value={values.campaign_id} onChange={(e) => set('campaign_id')(e.currentTarget.value)} />
+          <TextInput label="Metadata" placeholder="crm_id=lead-4711, tier=gold" value={values.metadata} onChange={(e) => set('metadata')(e.currentTarget.value)} />
         </SimpleGrid>
       </Collapse>
       <Group mt="sm" gap="xs">

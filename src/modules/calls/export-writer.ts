@@ -5,8 +5,12 @@ import type { CallFilters } from './call-filters.ts';
 import { listCallSummaries } from './call-list.ts';
 import type { ExportFormat } from './export-schemas.ts';
 
-/** Calls read per query: each batch is one keyset page of the list, so memory holds one batch at a time. */
-export const EXPORT_BATCH = 1000;
+/**
+ * Calls read per query: each batch is one keyset page of the list, so memory holds one batch at a time.
+ * 500, not 1,000: a batch of 1,000 outlives V8's young generation and is promoted, and the worker's RSS
+ * grew by ~130 MB over 100,000 calls instead of ~40 MB (the heap after a collection is the same 17 MB).
+ */
+export const EXPORT_BATCH = 500;
 
 /** The list item's fields, in the order of the API's CallSummary: the CSV header. */
 const SUMMARY_FIELDS = [

@@ -75,8 +75,21 @@ describe('the console: numbers, integrations, tools and team', { skip: skipWitho
     await page.getByRole('textbox', { name: 'Name' }).fill('check_slots');
     await page.getByRole('textbox', { name: 'Description' }).fill('Free appointment slots');
     await page.getByRole('textbox', { name: 'Webhook URL' }).fill(`${receiver.url}/slots`);
+    await page.getByRole('button', { name: 'Add parameter' }).click();
+    await page.getByRole('textbox', { name: 'Parameter 1 name' }).fill('date');
+    await page.getByRole('textbox', { name: 'Parameter 1 description' }).fill('The day, YYYY-MM-DD');
+    await page.getByRole('checkbox', { name: 'Required' }).check();
+    await page.getByRole('button', { name: 'Add header' }).click();
+    await page.getByRole('textbox', { name: 'Header 1 name' }).fill('X-Clinic');
+    await page.getByRole('textbox', { name: 'Header 1 value' }).fill('north');
+    await assertAccessible(page, 'tool form');
     await page.getByRole('button', { name: 'Create tool' }).click();
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    // What the API keeps is what the form said (its parameters and headers replace the tool's whole lists).
+    const listed = await s.app.inject({ url: '/api/tools', headers: s.headers });
+    const saved = listed.json().data.find((t: { tool_name: string }) => t.tool_name === 'check_slots');
+    assert.deepEqual(saved.parameters, [{ name: 'date', type: 'string', description: 'The day, YYYY-MM-DD', required: true }]);
+    assert.deepEqual(saved.headers, { 'X-Clinic': 'north' });
     await page.getByTestId('tools').locator('tr', { hasText: 'check_slots' }).getByRole('button', { name: 'Test' }).click();
     const result = page.getByTestId('tool-test-result');
     await result.getByText(/Answered: status 200, \d+ ms/).waitFor();

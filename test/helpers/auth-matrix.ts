@@ -24,13 +24,12 @@ export interface MatrixRoute {
 
 /**
  * Writes that change nothing an organization owns, so extensions.md §6 asks no audit entry of them:
- * searches, checks and test sends. Every other POST, PATCH, PUT and DELETE that succeeds in the matrix
+ * searches and test sends (an integration's validation records the status it sets, so it is checked). Every other POST, PATCH, PUT and DELETE that succeeds in the matrix
  * must have written an entry with its request id.
  */
 const NOT_CHANGES = new Set([
   'POST /api/knowledge-base/search',
   'POST /api/tools/{tool_id}/test',
-  'POST /api/integrations/{integration_id}/validate',
   'POST /api/webhooks/{webhook_id}/test',
 ]);
 

@@ -7,6 +7,7 @@ import { useCredentials } from '../../auth/useCredentials.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { CallFilters } from './CallFilters.tsx';
 import { CallsTable } from './CallsTable.tsx';
+import { ExportButton } from './ExportButton.tsx';
 import { queryFromParams, type CallQuery } from './filters.ts';
 
 const PAGE_SIZE = 50;
@@ -46,7 +47,10 @@ export function CallsPage() {
     <Stack>
       <Group justify="space-between">
         <Title order={1}>Calls</Title>
-        <Button variant="default" size="xs" onClick={() => void calls.refetch()} loading={calls.isRefetching}>Refresh</Button>
+        <Group gap="xs">
+          <ExportButton filters={filters} />
+          <Button variant="default" size="xs" onClick={() => void calls.refetch()} loading={calls.isRefetching}>Refresh</Button>
+        </Group>
       </Group>
       <CallFilters params={params} onChange={setParams} />
       <ErrorAlert error={calls.error} title="The calls could not be loaded" />

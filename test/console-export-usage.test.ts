@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { assertAccessible, screenshot, skipWithoutBrowser } from './helpers/browser.ts';
+import { signedInConsole, type ConsoleSession } from './helpers/console-session.ts';
+
+/**
+ * The calls page's Export button and the usage page (issue 18, item 6) in headless Chromium against
+ * the real server: an export of the filtered calls reaches completed and its link downloads the CSV
+ * whose rows are the API list's for the same filter; the usage page's per-group totals are the API's.
+ */
+describe('exports and usage in the console', { skip: skipWithoutBrowser }, () => {
+  let s: ConsoleSession;
+  const agents: Array<{ agent_id: string; agent_name: string }> = [];
+  // [agent index, seconds, credits, customer]
+  const CALLS: Array<[number, number, number, string]> = [
+    [0, 60, 2.5, 'c-1'], [0, 90, 3, 'c-2'], [1, 30, 1.25, 'c-1'], [1, 150, 4, 'c-3'], [0, 45, 0.75, 'c-3'], [2, 20, 1.5, 'c-2'],
+  ];
+
+  before(async () => {
+    s = await signedInConsole('Export Co');
+    for (const name of ['Sales line', 'Support line', 'Billing line']) {
+      const res = await s.app.inject({ method: 'POST', url: '/api/agents', headers: s.headers, payload: { agent_name: name } });
+      assert.equal(res.statusCode, 200, res.body);
+      agents.push(res.json().data);
+    }
+    for (const [agent, seconds, credits, customer] of CALLS) {
+      const res = await s.app.inject({ method: 'POST', url: '/api/calls', headers: s.headers,
+        payload: { agent_id: agents[agent]!.agent_id, call_type: 'inbound', to_number: '+14155550100', metadata: { customer_id: customer } } });
+      assert.equal(res.statusCode, 200, res.body);
+      const done = await s.app.inject({ method: 'PATCH', url: `/api/calls/${res.json().data.call_sid}`, headers: s.headers,
+        payload: { status: 'completed', duration_seconds: seconds, total_cost: credits } });
+      assert.equal(done.statusCode, 200, done.body);
+    }
+  });
+
+  after(async () => { await s?.close(); });
+
+  test('Export: the filtered calls as CSV, completed, downloaded, the rows of the API list', async () => {
+    const { page, base } = s;
+    const agentId = agents[0]!.agent_id;
+    await page.goto(`${base}/calls?agent_id=${agentId}`);
+    await page.getByTestId('calls-table').locator('tbody tr').first().waitFor();
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    await page.getByRole('button', { name: 'Start export' }).click();
+    const link = page.getByRole('link', { name: 'Download CSV' });
+    await link.waitFor({ timeout: 30_000 });
+    await assertAccessible(page, 'calls-export');
+    await screenshot(page, 'calls-export');
+
+    const listed = (await s.app.inject({ url: `/api/calls?agent_id=${agentId}&limit=100`, headers: s.headers })).json().data as Array<Record<string, unknown>>;
+    assert.equal(listed.length, CALLS.filter(([a]) => a === 0).length);
+    assert.equal(await page.getByTestId('export-rows').innerText(), String(listed.length));
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    const file = await download.path();
+    const rows = parse(fs.readFileSync(file, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    assert.deepEqual(rows.map((r) => r.call_sid), listed.map((c) => c.call_sid), 'the list\'s calls, in its order');
+    for (const [i, row] of rows.entries()) {
+      assert.equal(row.agent_id, agentId);
+      assert.equal(Number(row.total_cost), listed[i]!.total_cost);
+      assert.equal(Number(row.duration_seconds), listed[i]!.duration_seconds);
+    }
+    assert.deepEqual(s.problems, []);
+  });
+});

@@ -63,4 +63,50 @@ describe('exports and usage in the console', { skip: skipWithoutBrowser }, () =>
     }
     assert.deepEqual(s.problems, []);
   });
+  test('Usage: grouped by agent, each group\'s totals and the total are the API\'s; grouped by a metadata key', async () => {
+    const { page, base } = s;
+    const today = new Date().toISOString().slice(0, 10);
+    const weekAgo = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+    await page.goto(`${base}/calls`);
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Usage' }).click();
+    await page.waitForURL(`${base}/usage`);
+    await page.goto(`${base}/usage?tz=UTC&start=${weekAgo}&end=${today}&group_by=agent&metric=cost`);
+    const table = page.getByTestId('usage-table');
+    await table.locator('tbody tr').nth(agents.length - 1).waitFor();
+    const dayAfter = new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString();
+    const res = await s.app.inject({ url: `/api/analytics/usage?start=${weekAgo}T00:00:00.000Z&end=${dayAfter}&timezone=UTC&granularity=day&group_by=agent`, headers: s.headers });
+    assert.equal(res.statusCode, 200, res.body);
+    const api = res.json().data;
+    assert.equal(api.series.length, agents.length);
+    assert.equal(await table.locator('tbody tr').count(), api.series.length, 'a row per group of the API');
+    const sum = (points: Array<Record<string, number>>, key: string) => Math.round(points.reduce((t, p) => t + p[key]!, 0) * 1e4) / 1e4;
+    for (const series of api.series) {
+      const index = agents.findIndex((a) => a.agent_id === series.group.agent_id);
+      const row = table.locator(`tbody tr[data-group="${agents[index]!.agent_name}"]`);
+      const mine = CALLS.filter(([a]) => a === index);
+      assert.equal(sum(series.points, 'calls'), mine.length, 'the API counts the agent\'s calls');
+      assert.equal(sum(series.points, 'cost'), mine.reduce((t, c) => t + c[2], 0), 'and sums their cost');
+      assert.equal(Number(await row.getByTestId('group-calls').innerText()), sum(series.points, 'calls'));
+      assert.equal(Number(await row.getByTestId('group-cost').innerText()), sum(series.points, 'cost'));
+      assert.equal(Number(await row.getByTestId('group-duration').innerText().then((t) => t.replaceAll(',', ''))), sum(series.points, 'duration_seconds'));
+    }
+    assert.equal(Number(await table.getByTestId('total-calls').innerText()), api.totals.calls);
+    assert.equal(Number(await table.getByTestId('total-cost').innerText()), api.totals.cost);
+    assert.equal(api.totals.cost, CALLS.reduce((t, c) => t + c[2], 0));
+    await page.getByRole('figure').locator('.recharts-surface').first().waitFor();
+    await assertAccessible(page, 'usage');
+    await screenshot(page, 'usage');
+
+    await page.getByRole('combobox', { name: 'Group by' }).click();
+    await page.getByRole('option', { name: 'metadata key' }).click();
+    await page.getByRole('textbox', { name: 'Metadata key' }).fill('customer_id');
+    await page.getByRole('textbox', { name: 'Metadata key' }).press('Enter');
+    await page.waitForURL(/group_by=metadata.customer_id/);
+    for (const customer of ['c-1', 'c-2', 'c-3']) {
+      const expected = CALLS.filter((c) => c[3] === customer).reduce((t, c) => t + c[2], 0);
+      await table.locator(`tbody tr[data-group="${customer}"]`).getByTestId('group-cost').filter({ hasText: new RegExp(`^${expected}$`) }).waitFor();
+    }
+    assert.equal(Number(await table.getByTestId('total-cost').innerText()), api.totals.cost);
+    assert.deepEqual(s.problems, []);
+  });
 });

@@ -59,6 +59,7 @@ const router = createBrowserRouter([
       { path: 'webhooks', element: page(() => import('./pages/webhooks/WebhooksPage.tsx'), 'WebhooksPage') },
       { path: 'team', element: page(() => import('./pages/team/TeamPage.tsx'), 'TeamPage') },
       { path: 'analytics', element: page(() => import('./pages/analytics/AnalyticsPage.tsx'), 'AnalyticsPage') },
+      { path: 'usage', element: page(() => import('./pages/usage/UsagePage.tsx'), 'UsagePage') },
       { path: 'billing', element: page(() => import('./pages/billing/BillingPage.tsx'), 'BillingPage') },
       { path: 'api-keys', element: page(() => import('./pages/api-keys/ApiKeysPage.tsx'), 'ApiKeysPage') },
       { path: '*', element: <NotFoundPage /> },

@@ -10,6 +10,7 @@ import { ErrorAlert } from '../components/ErrorAlert.tsx';
 const PAGES: Array<{ to: string; label: string; role?: Role }> = [
   { to: '/calls', label: 'Calls' },
   { to: '/analytics', label: 'Analytics' },
+  { to: '/usage', label: 'Usage' },
   { to: '/agents', label: 'Agents' },
   { to: '/knowledge-base', label: 'Knowledge base' },
   { to: '/phone-numbers', label: 'Phone numbers' },

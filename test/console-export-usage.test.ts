@@ -107,6 +107,13 @@ describe('exports and usage in the console', { skip: skipWithoutBrowser }, () =>
       await table.locator(`tbody tr[data-group="${customer}"]`).getByTestId('group-cost').filter({ hasText: new RegExp(`^${expected}$`) }).waitFor();
     }
     assert.equal(Number(await table.getByTestId('total-cost').innerText()), api.totals.cost);
+
+    await page.getByRole('combobox', { name: 'Agent' }).click();
+    await page.getByRole('option', { name: 'Support line' }).click();
+    await page.waitForURL(/agent_id=/);
+    const support = CALLS.filter(([a]) => a === 1);
+    await table.getByTestId('total-calls').filter({ hasText: new RegExp(`^${support.length}$`) }).waitFor();
+    assert.equal(Number(await table.getByTestId('total-cost').innerText()), support.reduce((t, c) => t + c[2], 0));
     assert.deepEqual(s.problems, []);
   });
 });

@@ -8,9 +8,11 @@ import { useCredentials } from '../../auth/useCredentials.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { browserTimeZone, dayInZone, startOfDay, timeZones } from '../analytics/time.ts';
 import { UsageChart, UsageTable, type Group as UsageGroup } from './UsageChart.tsx';
+import { CALL_TYPES, STATUSES, options } from '../calls/filters.ts';
 import { GRANULARITIES, GROUP_BYS, METRICS, groupValue, nextDay } from './usage.ts';
 
 const ZONES = timeZones();
+const FILTERS = ['agent_id', 'call_type', 'status'] as const;
 type UsageQuery = NonNullable<import('@switchboard/sdk/schema').paths['/api/analytics/usage']['get']['parameters']['query']>;
 
 /**
@@ -26,6 +28,7 @@ export function UsagePage() {
   const granularity = params.get('granularity') ?? 'day';
   const groupBy = params.get('group_by') ?? '';
   const metric = params.get('metric') ?? 'cost';
+  const filters = Object.fromEntries(FILTERS.flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])));
   const [metadataKey, setMetadataKey] = useState(groupBy.startsWith('metadata.') ? groupBy.slice(9) : '');
   const set = (name: string, value: string | null) => {
     const next = new URLSearchParams(params);
@@ -41,7 +44,7 @@ export function UsagePage() {
   const grouped = groupBy !== '' && groupBy !== 'metadata.';
   const query = valid ? {
     start: startOfDay(start, timezone).toISOString(), end: startOfDay(nextDay(end), timezone).toISOString(),
-    timezone, granularity, ...(grouped ? { group_by: groupBy } : {}),
+    timezone, granularity, ...(grouped ? { group_by: groupBy } : {}), ...filters,
   } as UsageQuery : null;
   const usage = useQuery({
     queryKey: [orgId, 'usage', query],
@@ -75,6 +78,10 @@ export function UsagePage() {
               onBlur={() => set('group_by', `metadata.${metadataKey.trim()}`)}
               onKeyDown={(e) => { if (e.key === 'Enter') set('group_by', `metadata.${metadataKey.trim()}`); }} />
           ) : null}
+          <Select label="Agent" placeholder="All agents" clearable value={filters.agent_id ?? null} onChange={(v) => set('agent_id', v)} w={180}
+            data={(agents.data ?? []).map((a) => ({ value: a.agent_id, label: a.agent_name }))} />
+          <Select label="Direction" placeholder="Any" clearable value={filters.call_type ?? null} onChange={(v) => set('call_type', v)} w={130} data={options(CALL_TYPES)} />
+          <Select label="Status" placeholder="Any ended" clearable value={filters.status ?? null} onChange={(v) => set('status', v)} w={140} data={options(STATUSES)} />
           <Select label="Metric" data={METRICS.map(({ value, label }) => ({ value, label }))} value={metric} allowDeselect={false} onChange={(v) => set('metric', v)} w={210} />
         </Group>
       </Paper>

@@ -8,6 +8,7 @@ import { toneWav } from '../src/modules/calls/audio.ts';
 import { provisionOrganization } from '../src/modules/organizations/service.ts';
 import { testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { freePort } from './helpers/net.ts';
+import { mailedLink } from './helpers/console-session.ts';
 import { createAgent, keyHeaders, uniqueEmail } from './helpers/fixtures.ts';
 import { assertAccessible, launchChromium, screenshot, skipWithoutBrowser, waitForExpression, watchProblems } from './helpers/browser.ts';
 
@@ -201,15 +202,3 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
     await other.close();
   });
 });
-
-/** The link of the latest sign-in mail to `email` (the outbox mailer's table; the mail is sent after the answer). */
-async function mailedLink(email: string): Promise<string> {
-  const { database } = await testEnv();
-  for (let i = 0; i < 100; i++) {
-    const { rows } = await database.pool.query('SELECT text FROM outbox_emails WHERE "to" = $1 ORDER BY created_at DESC LIMIT 1', [email.toLowerCase()]);
-    const match = rows[0] && /(https?:\/\/\S+\/sign-in\?token=[A-Za-z0-9_-]+)/.exec(rows[0].text as string);
-    if (match) return match[1]!;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no sign-in mail to ${email}`);
-}

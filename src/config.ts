@@ -103,8 +103,6 @@ export interface JobsConfig {
   superviseSeconds: number;
   pollSeconds: number;
   retryLimit: number;
-  /** A webhook delivery's request timeout: its job counts as lost (the worker died) 5 s after it. */
-  webhookTimeoutSeconds: number;
 }
 
 /** `hashed`: the built-in deterministic lexical embedder; `openai`: any OpenAI-compatible /embeddings endpoint. */
@@ -200,7 +198,6 @@ export function loadConfig(env: Env = process.env): Config {
       superviseSeconds: integer(env, 'JOB_SUPERVISE_SECONDS', 30, 1, 3600),
       pollSeconds: integer(env, 'JOB_POLL_SECONDS', 1, 1, 60),
       retryLimit: integer(env, 'JOB_RETRY_LIMIT', 3, 0, 20),
-      webhookTimeoutSeconds: webhooks(env).timeoutMs / 1000,
     },
     embedder: embedder(env),
     recordingMaxBytes: integer(env, 'RECORDING_MAX_BYTES', 1024 ** 3, 1024, 16 * 1024 ** 3),

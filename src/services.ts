@@ -55,6 +55,7 @@ import { UserAccounts } from './modules/organizations/user-accounts.ts';
 import { PhoneNumberService } from './modules/phone-numbers/service.ts';
 import { SystemService } from './modules/system/service.ts';
 import { CONTRACT_RETRY_DELAYS_MS, WebhookDeliverer } from './modules/events/delivery.ts';
+import { WEBHOOK_ATTEMPTS_IN_FLIGHT, WEBHOOK_LEASE_MARGIN_MS, WEBHOOK_POLL_MS, WebhookDispatcher } from './modules/events/dispatcher.ts';
 import { eventJobs } from './modules/events/jobs.ts';
 import { EventOutbox, EventService } from './modules/events/service.ts';
 import { WebhookService } from './modules/events/webhook-service.ts';
@@ -104,6 +105,8 @@ export interface Services {
   limits: LimitsService;
   /** The transactional outbox every service emits its events through. */
   outbox: EventOutbox;
+  /** Sends the outbox's due webhook deliveries; started with the workers (src/jobs/workers.ts). */
+  webhookDispatcher: WebhookDispatcher;
   events: EventService;
   webhooks: WebhookService;
   idempotency: IdempotencyService;
@@ -188,8 +191,8 @@ export async function buildServices(config: Config, database: Database, options:
 
   const { db } = database;
   const { now } = options;
-  const outbox = new EventOutbox({ queue, now });
-  const metrics = createProcessMetrics(database, queue);
+  const outbox = new EventOutbox({ now });
+  const metrics = createProcessMetrics(database, queue, now);
   const credentials = credentialLookup(config, database, log);
   const audit = new AuditService({ db });
   const apiKeys = new ApiKeyService({ db, revocations: credentials.revocations, outbox, audit });
@@ -209,6 +212,9 @@ export async function buildServices(config: Config, database: Database, options:
       timeoutMs: config.webhooks.timeoutMs, retryDelaysMs: config.webhooks.retryDelaysMs ?? CONTRACT_RETRY_DELAYS_MS,
       disableAfterFailingMs: 5 * 86_400_000, allowedNetworks: config.allowedNetworks,
     },
+  });
+  const webhookDispatcher = new WebhookDispatcher({
+    db, deliverer, log, now, concurrency: WEBHOOK_ATTEMPTS_IN_FLIGHT, pollMs: WEBHOOK_POLL_MS, leaseMs: config.webhooks.timeoutMs + WEBHOOK_LEASE_MARGIN_MS,
   });
   const events = new EventService({ db, organizations, mailer: adapters.mailer, now });
   const idempotency = new IdempotencyService({ database });
@@ -266,6 +272,7 @@ export async function buildServices(config: Config, database: Database, options:
     audit,
     limits,
     outbox,
+    webhookDispatcher,
     events,
     webhooks: new WebhookService({ db, secrets: adapters.secrets, outbox, deliverer, agents, allowedNetworks: config.allowedNetworks, audit, now }),
     idempotency,
@@ -277,12 +284,13 @@ export async function buildServices(config: Config, database: Database, options:
       ...knowledgeBaseJobs(indexer), ...invitationJobs(emailer),
       ...dataRetentionJobs(new RetentionSweeper({ db, store: adapters.store, log, dataSettings, audit })),
       ...auditJobs(audit),
-      ...eventJobs({ deliver: (job) => deliverer.deliverJob(job), mailDisabled: (job) => events.mailDisabled(job), cleanup: async () => { await events.cleanup(); } }),
+      ...eventJobs({ mailDisabled: (job) => events.mailDisabled(job), cleanup: async () => { await events.cleanup(); } }),
       ...idempotencyJobs(idempotency, log),
       ...campaignJobs(dialer),
       ...callExportJobs(callExports),
     ],
     async close() {
+      await webhookDispatcher.stop();
       await credentials.revocations.stop();
       adapters.redis?.disconnect();
       if (ownQueue) await queue.stop();

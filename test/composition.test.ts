@@ -96,6 +96,6 @@ describe('composition root and job queue', () => {
     const { services } = await testEnv();
     assert.deepEqual(services.jobs.map((u) => u.name).sort(), JOB_DEFINITIONS.map((d) => d.name).sort());
     const stray = jobUnit(defineJob({ name: 'no-such-queue', payload: Type.Object({}), options: () => ({}) }), async () => {});
-    await assert.rejects(startWorkers({ queue: services.queue, jobs: [...services.jobs, stray] }), /no queue for \[no-such-queue\]/);
+    await assert.rejects(startWorkers({ queue: services.queue, webhookDispatcher: services.webhookDispatcher, jobs: [...services.jobs, stray] }), /no queue for \[no-such-queue\]/);
   });
 });

@@ -42,7 +42,8 @@ describe('/metrics (Prometheus, prom-client)', () => {
       assert.equal(sample(text, 'http_request_duration_seconds_count{method="GET",route="/api/agents/:agent_id",status_code="404"}'), 1);
       assert.ok(!text.includes('agent_000000000000'));
       assert.ok((sample(text, 'switchboard_db_pool_connections{state="total"}') ?? -1) >= 1);
-      assert.notEqual(sample(text, 'switchboard_jobs{queue="webhook-delivery",state="ready"}'), undefined, text.split('\n').filter((l) => l.startsWith('switchboard_jobs')).join('\n'));
+      assert.notEqual(sample(text, 'switchboard_jobs{queue="call-export",state="ready"}'), undefined, text.split('\n').filter((l) => l.startsWith('switchboard_jobs')).join('\n'));
+      assert.notEqual(sample(text, 'switchboard_webhook_deliveries_due'), undefined, 'the due deliveries are counted');
       assert.equal(sample(text, 'switchboard_webhook_delivery_attempts_total{outcome="retrying"}'), 1);
       assert.equal(sample(text, 'switchboard_webhook_delivery_attempts_total{outcome="succeeded"}'), 1);
       assert.ok((sample(text, 'process_resident_memory_bytes') ?? 0) > 0, 'the default process metrics are there');

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { WEBHOOK_DELIVERY } from '../src/modules/events/jobs.ts';
 import { exited, spawnWorker, workerDatabaseUrl } from './helpers/workers.ts';
 import { TEST_ENCRYPTION_KEY, testEnv } from './helpers/env.ts';
 import { asRole, createOrg } from './helpers/fixtures.ts';
@@ -11,16 +10,16 @@ import { startReceiver } from './helpers/webhook-receiver.ts';
 describe('webhooks: a `switchboard worker` killed with SIGKILL in the middle of deliveries', () => {
   test('every event is still delivered, always under its own id (a redelivery repeats the same webhook-id)', async () => {
     const env = await testEnv();
-    const { app, database, queue, tmpDir } = env;
+    const { app, database, tmpDir } = env;
     // The receiver takes 1.5 s per request, so the first worker dies with attempts in flight and most not made.
     const receiver = await startReceiver({ answer: () => ({ status: 200, body: 'ok', delayMs: 1500 }) });
     const databaseUrl = workerDatabaseUrl(database);
     const workerEnv = {
       DATABASE_URL: databaseUrl, DATA_DIR: path.join(tmpDir, 'webhook-worker'), LOG_LEVEL: 'silent',
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY.toString('base64'), ALLOWED_NETWORKS: '127.0.0.2/32',
-      WEBHOOK_TIMEOUT_SECONDS: '5', WEBHOOK_RETRY_DELAYS_SECONDS: '1,1,1,1,1,1,1', JOB_SUPERVISE_SECONDS: '1', JOB_EXPIRE_SECONDS: '4',
+      WEBHOOK_TIMEOUT_SECONDS: '5', WEBHOOK_RETRY_DELAYS_SECONDS: '1,1,1,1,1,1,1',
     };
-    await queue.boss.offWork(WEBHOOK_DELIVERY.name); // only the child workers deliver during this test
+    await env.services.webhookDispatcher.stop(); // only the child workers deliver during this test
     const children: ChildProcess[] = [];
     try {
       const org = await createOrg();
@@ -68,7 +67,7 @@ describe('webhooks: a `switchboard worker` killed with SIGKILL in the middle of 
       for (const child of children) child.kill('SIGTERM');
       await Promise.all(children.map(exited));
       await receiver.close();
-      await queue.work(env.services.jobs.filter((unit) => unit.name === WEBHOOK_DELIVERY.name)); // the shared workers deliver again
+      env.services.webhookDispatcher.start(); // the shared process delivers again
     }
   });
 });

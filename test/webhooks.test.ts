@@ -315,6 +315,26 @@ describe('webhook deliveries against a receiver on 127.0.0.2', () => {
     assert.deepEqual(types, [`agent.updated:${other.agent_id}`, `call.created:${kept.call_sid}`].sort());
   });
 
+  test('an organization with a dozen endpoints: each enabled one that wants the event gets it once', async () => {
+    const org = await createOrg();
+    const { app } = await testEnv();
+    const wanting = [];
+    for (let i = 0; i < 11; i++) wanting.push(await endpoint(org, `/many-${i}`, { event_types: i % 2 ? ['agent.created'] : [] }));
+    const disabled = await endpoint(org, '/many-disabled');
+    await app.inject({ method: 'PATCH', url: `/api/webhooks/${disabled.webhook_id}`, headers: asRole(org, 'admin'), payload: { enabled: false } });
+    const uninterested = await endpoint(org, '/many-uninterested', { event_types: ['call.ended'] });
+    const agent = await createAgent(org, { agent_name: 'Announced' });
+    for (const hook of wanting) await waitForDeliveries(org, hook.webhook_id, (d) => d.length === 1 && d[0].status === 'succeeded');
+    for (let i = 0; i < 11; i++) {
+      assert.deepEqual(at(`/many-${i}`).map((r) => `${r.event.type}:${r.event.data.agent_id}`), [`agent.created:${agent.agent_id}`]);
+    }
+    const event = at('/many-0')[0]!.event.id;
+    assert.ok(wanting.every((_, i) => at(`/many-${i}`)[0]!.event.id === event), 'one event, the same webhook-id everywhere');
+    for (const hook of [disabled, uninterested]) {
+      assert.deepEqual((await app.inject({ url: `/api/webhooks/${hook.webhook_id}/deliveries`, headers: asRole(org, 'admin') })).json().data, []);
+    }
+  });
+
   test('an endpoint whose deliveries all failed for 5 days is disabled ("failing") and its admins are emailed', async () => {
     const { app, database } = await testEnv();
     const email = uniqueEmail('admin');

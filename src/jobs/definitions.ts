@@ -3,7 +3,7 @@ import { INVITATION_EMAIL } from '../modules/invitations/jobs.ts';
 import { INDEX_DOCUMENT, INDEX_DOCUMENT_DEAD } from '../modules/knowledge-base/jobs.ts';
 import { DATA_RETENTION } from '../modules/calls/retention.ts';
 import { AUDIT_CLEANUP } from '../modules/audit/jobs.ts';
-import { EVENTS_CLEANUP, WEBHOOK_DELIVERY, WEBHOOK_DISABLED_EMAIL } from '../modules/events/jobs.ts';
+import { EVENTS_CLEANUP, WEBHOOK_DISABLED_EMAIL } from '../modules/events/jobs.ts';
 import { CAMPAIGN_JOBS } from '../modules/campaigns/jobs.ts';
 import { CALL_EXPORT, CALL_EXPORTS_CLEANUP } from '../modules/calls/exports.ts';
 import type { JobDefinition } from './job.ts';
@@ -13,6 +13,6 @@ import type { JobDefinition } from './job.ts';
  * that names it). The workers register one unit per entry (src/jobs/workers.ts).
  */
 export const JOB_DEFINITIONS: readonly JobDefinition[] = [
-  INDEX_DOCUMENT_DEAD, INDEX_DOCUMENT, INVITATION_EMAIL, DATA_RETENTION, AUDIT_CLEANUP, WEBHOOK_DELIVERY, WEBHOOK_DISABLED_EMAIL, EVENTS_CLEANUP, IDEMPOTENCY_CLEANUP, ...CAMPAIGN_JOBS,
+  INDEX_DOCUMENT_DEAD, INDEX_DOCUMENT, INVITATION_EMAIL, DATA_RETENTION, AUDIT_CLEANUP, WEBHOOK_DISABLED_EMAIL, EVENTS_CLEANUP, IDEMPOTENCY_CLEANUP, ...CAMPAIGN_JOBS,
   CALL_EXPORT, CALL_EXPORTS_CLEANUP,
 ];

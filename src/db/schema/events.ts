@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { clientId, createdAt, updatedAt } from './columns.ts';
 
@@ -70,10 +71,17 @@ export const webhookDeliveries = pgTable(
     attempts: jsonb('attempts').$type<DeliveryAttempt[]>().notNull().default([]),
     attemptCount: integer('attempt_count').notNull().default(0),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }),
+    /**
+     * A dispatcher that claimed this delivery holds it until then (the attempt's timeout and a
+     * margin); a worker killed mid-attempt leaves it to be claimed again after that.
+     */
+    lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    // The dispatchers' claim: due deliveries in order, from an index holding only the unsettled ones.
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status IN ('pending', 'retrying')`),
     uniqueIndex('webhook_deliveries_endpoint_event_key').on(t.endpointId, t.eventId),
     index('webhook_deliveries_endpoint_created_idx').on(t.clientId, t.endpointId, t.createdAt, t.id),
     index('webhook_deliveries_event_idx').on(t.eventId),

@@ -9,7 +9,7 @@ import type { DeliveryAttempt } from '../../db/schema/index.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import type { DeliveryOutcome, Metrics } from '../../core/metrics.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
-import { WEBHOOK_DELIVERY, WEBHOOK_DISABLED_EMAIL } from './jobs.ts';
+import { WEBHOOK_DISABLED_EMAIL } from './jobs.ts';
 import { DeliveryRepository, EventRepository, WebhookRepository, type DeliveryRow, type EndpointRow, type EventRow } from './repository.ts';
 
 /** How deliveries are made: the contract's values by default, shorter in tests. */
@@ -82,7 +82,7 @@ export interface DelivererDeps {
 /**
  * Makes one attempt of a delivery and records it: a 2xx succeeds, `410 Gone` disables the endpoint,
  * anything else schedules the next attempt of the contract's schedule (or fails the delivery after
- * the last). No transaction is open during the request.
+ * the last) by moving the delivery's `next_attempt_at`. No transaction is open during the request.
  */
 export class WebhookDeliverer {
   readonly #deps: DelivererDeps;
@@ -92,14 +92,9 @@ export class WebhookDeliverer {
     this.#now = deps.now ?? (() => new Date());
   }
 
-  /** The job: attempt `attempt` unless it was already made (a duplicate or a replaced job). */
-  async deliverJob(job: { clientId: string; deliveryId: string; attempt: number }): Promise<void> {
-    await this.attempt(job.clientId, job.deliveryId, { attempt: job.attempt });
-  }
-
   /**
-   * One attempt. `attempt` given (a job): only if that attempt was not made yet, and not to a
-   * disabled endpoint (the delivery then fails). Not given (test, replay): the next attempt, now.
+   * One attempt. `attempt` given (the dispatcher): only if that attempt was not made yet, and not to
+   * a disabled endpoint (the delivery then fails). Not given (test, replay): the next attempt, now.
    */
   async attempt(orgId: string, deliveryId: string, options: { attempt?: number } = {}): Promise<DeliveryRow | undefined> {
     const { db } = this.#deps;
@@ -113,7 +108,7 @@ export class WebhookDeliverer {
     ]);
     if (!endpoint || !event) return delivery;
     if (options.attempt !== undefined && !endpoint.enabled) {
-      return new DeliveryRepository(db).update(orgId, deliveryId, { status: 'failed', nextAttemptAt: null });
+      return new DeliveryRepository(db).update(orgId, deliveryId, { status: 'failed', nextAttemptAt: null, lockedUntil: null });
     }
     const at = this.#now();
     const result = await this.#send(endpoint, event, at);
@@ -197,10 +192,10 @@ export class WebhookDeliverer {
       if (delay === undefined || !endpoint) {
         return deliveries.update(orgId, deliveryId, { status: 'failed', attempts, attemptCount: number, nextAttemptAt: null });
       }
-      await queue.send(WEBHOOK_DELIVERY, { clientId: orgId, deliveryId, attempt: number + 1 }, {
-        within: clientOf(tx), startAfterSeconds: Math.max(1, Math.round(delay / 1000)),
+      // Due again at that time: a dispatcher claims it then.
+      return deliveries.update(orgId, deliveryId, {
+        status: 'retrying', attempts, attemptCount: number, nextAttemptAt: new Date(at.getTime() + delay), lockedUntil: null,
       });
-      return deliveries.update(orgId, deliveryId, { status: 'retrying', attempts, attemptCount: number, nextAttemptAt: new Date(at.getTime() + delay) });
     });
   }
 }

@@ -104,3 +104,37 @@ export class DeliveryRepository {
   }
 }
 
+
+export interface ClaimedDelivery {
+  clientId: string;
+  id: string;
+  attemptCount: number;
+}
+
+/**
+ * The dispatchers' side of the deliveries, across organizations: claims due deliveries for a while.
+ * SKIP LOCKED lets several worker processes claim side by side without waiting on each other or
+ * taking the same delivery; the claim lasts until `lockedUntil`, after which a delivery whose worker
+ * died is due again.
+ */
+export async function claimDueDeliveries(db: Executor, now: Date, limit: number, lockedUntil: Date): Promise<ClaimedDelivery[]> {
+  const at = now.toISOString();
+  const { rows } = await db.execute<{ client_id: string; id: string; attempt_count: number }>(sql`
+    UPDATE webhook_deliveries d SET locked_until = ${lockedUntil.toISOString()}::timestamptz
+      FROM (SELECT id FROM webhook_deliveries
+             WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ${at}::timestamptz
+               AND (locked_until IS NULL OR locked_until <= ${at}::timestamptz)
+             ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) due
+     WHERE d.id = due.id
+    RETURNING d.client_id, d.id, d.attempt_count`);
+  return rows.map((r) => ({ clientId: r.client_id, id: r.id, attemptCount: Number(r.attempt_count) }));
+}
+
+/** Deliveries due now and not claimed: the backlog the metrics report. */
+export async function countDueDeliveries(db: Executor, now: Date): Promise<number> {
+  const { rows } = await db.execute<{ n: number }>(sql`
+    SELECT count(*)::int AS n FROM webhook_deliveries
+     WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ${now.toISOString()}::timestamptz
+       AND (locked_until IS NULL OR locked_until <= ${now.toISOString()}::timestamptz)`);
+  return Number(rows[0]?.n ?? 0);
+}

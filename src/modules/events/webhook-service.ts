@@ -162,7 +162,7 @@ export class WebhookService {
     const deliveryId = await this.#deps.db.transaction(async (tx) => {
       const row = await new WebhookRepository(tx).findById(ctx.orgId, id);
       if (!row) throw Errors.notFound('Webhook');
-      const emitted = await this.#deps.outbox.emit(tx, ctx.orgId, 'webhook.test', { webhook_id: id }, { onlyEndpoint: id, noJobs: true });
+      const emitted = await this.#deps.outbox.emit(tx, ctx.orgId, 'webhook.test', { webhook_id: id }, { onlyEndpoint: id, attemptedByCaller: true });
       return emitted.deliveryIds[0]!;
     });
     return toDelivery((await this.#deps.deliverer.attempt(ctx.orgId, deliveryId))!);

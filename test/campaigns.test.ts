@@ -172,6 +172,30 @@ describe('campaigns', () => {
     assert.deepEqual((await getCampaign(org, c.campaign_id)).progress, { total: 3, pending: 3, in_progress: 0, completed: 0, failed: 0, retrying: 0, skipped: 0 });
   });
 
+  test('a CSV of several batches: a number repeated in a later batch is a duplicate, bad rows anywhere are reported', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const c = await createCampaign(org);
+    const phone = (i: number) => `+1555${String(1_000_000 + i)}`;
+    const lines = ['phone_number,first_name'];
+    for (let row = 1; row <= 2500; row++) {
+      if (row === 1500) lines.push('12345,Bad');
+      else if (row === 2100) lines.push(`${phone(5)},Again`); // row 5's number, two batches later
+      else if (row === 2400) lines.push(`${phone(row)},${'x'.repeat(1001)}`);
+      else lines.push(`${phone(row)},Name ${row}`);
+    }
+    const form = csvForm(lines.join('\n'));
+    const res = await app.inject({ method: 'POST', url: `/api/campaigns/${c.campaign_id}/contacts`, headers: asRole(org, 'agent_manager', { 'content-type': form.contentType }), payload: form.body });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json().data, {
+      accepted: 2497, rejected_count: 3,
+      rejected: [{ row: 1500, reason: 'invalid_phone_number' }, { row: 2100, reason: 'duplicate' }, { row: 2400, reason: 'invalid_variables' }],
+    });
+    assert.equal((await getCampaign(org, c.campaign_id)).progress.total, 2497);
+    const first = (await app.inject({ method: 'GET', url: `/api/campaigns/${c.campaign_id}/contacts?page_size=2`, headers: asRole(org, 'user') })).json().data;
+    assert.deepEqual(first.map((x: any) => [x.row, x.phone_number, x.variables]), [[1, phone(1), { first_name: 'Name 1' }], [2, phone(2), { first_name: 'Name 2' }]]);
+  });
+
   test('a CSV without a phone_number column, an empty file and a malformed row', async () => {
     const { app } = await testEnv();
     const org = await createOrg();

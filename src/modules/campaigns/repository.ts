@@ -28,6 +28,17 @@ export class CampaignRepository {
     return row;
   }
 
+  /**
+   * The campaign's status and total, its row locked to the end of the transaction: all a batch of
+   * an upload needs (a 1,000-row batch of a 100,000-row upload takes it 100 times; the whole row
+   * would be built and read each time).
+   */
+  async lockCounts(orgId: string, id: string): Promise<{ status: string; total: number } | undefined> {
+    const [row] = await this.#db.select({ status: campaigns.status, total: campaigns.total }).from(campaigns)
+      .where(and(eq(campaigns.clientId, orgId), eq(campaigns.id, id))).for('update');
+    return row;
+  }
+
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<CampaignRow[]> {
     const page = newestFirst(campaigns, orgId, before);
     return this.#db.select().from(campaigns).where(page.where).orderBy(...page.orderBy).limit(limit);
@@ -56,6 +67,12 @@ export class CampaignRepository {
     const [row] = await this.#db.update(campaigns).set(changes).where(and(eq(campaigns.clientId, orgId), eq(campaigns.id, id))).returning();
     if (!row) throw new Error(`campaign ${id} not found while moving its counters`);
     return row;
+  }
+
+  /** Counts `n` new contacts (total and pending), in the transaction that inserts them, locked by `lockCounts`. */
+  async countNewContacts(orgId: string, id: string, n: number): Promise<void> {
+    await this.#db.update(campaigns).set({ total: sql`${campaigns.total} + ${n}`, pending: sql`${campaigns.pending} + ${n}`, updatedAt: new Date() })
+      .where(and(eq(campaigns.clientId, orgId), eq(campaigns.id, id)));
   }
 
   async delete(orgId: string, id: string): Promise<void> {

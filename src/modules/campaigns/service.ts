@@ -5,12 +5,12 @@ import type { RequestContext } from '../../core/context.ts';
 import { decodeCursor, encodeCursor, pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { withClientTransaction, type Database, type Db } from '../../db/database.ts';
+import { clientOf, withClientTransaction, type Database, type Db } from '../../db/database.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { AuditService } from '../audit/service.ts';
 import type { PhoneNumberService } from '../phone-numbers/service.ts';
-import { ContactRepository, type NewContact } from './contacts-repository.ts';
+import { ContactRepository, type BatchOutcome, type ContactBatch, type NewContact } from './contacts-repository.ts';
 import type { ContactInput } from './contacts-import.ts';
 import { CampaignDialer } from './dialer.ts';
 import { CampaignRepository, type CampaignRow, type NewCampaignRow } from './repository.ts';
@@ -41,6 +41,15 @@ export interface CampaignDeps {
   phoneNumbers: PhoneNumberService;
   /** campaign.* entries, in the transaction of the change. */
   audit: Pick<AuditService, 'record'>;
+}
+
+/** The campaign if it still takes contacts (not completed or cancelled). */
+function takesContacts<C extends { status: string }>(campaign: C | undefined): C {
+  if (!campaign) throw Errors.notFound('Campaign');
+  if (campaign.status === 'completed' || campaign.status === 'cancelled') {
+    throw Errors.conflict('campaign_finished', `The campaign is ${campaign.status}: it takes no more contacts`);
+  }
+  return campaign;
 }
 
 const audited = (action: string, id: string, fields: string[] = []) => ({ action, resourceType: 'campaign', resourceId: id, changedFields: fields });
@@ -142,13 +151,15 @@ export class CampaignService {
   }
 
   /**
-   * Adds contacts as they stream in, in batches of 1,000, each batch in one transaction that also
-   * moves `total` and `pending` (the campaign row locked, so the 100,000 limit holds against
-   * concurrent uploads). A number the campaign already has, earlier in the same upload included, is
-   * rejected as `duplicate`.
+   * Adds contacts as they stream in (chunks of rows), in batches of 1,000, each batch in one
+   * transaction that also moves `total` and `pending` (the campaign row locked, so the 100,000 limit
+   * holds against concurrent uploads). A number the campaign already has, earlier in the same upload
+   * included, is rejected as `duplicate`: the database finds it (the campaign's unique index on the
+   * number), so no upload-wide set of numbers is kept here. Nothing is read ahead while a batch is
+   * written: the upload's memory is one batch and the rejection report.
    */
-  async addContacts(ctx: RequestContext, id: string, rows: AsyncIterable<ContactInput>): Promise<UploadResult> {
-    await this.#contactsAccepted(ctx.orgId, id);
+  async addContacts(ctx: RequestContext, id: string, chunks: AsyncIterable<ContactInput[]>): Promise<UploadResult> {
+    takesContacts(await new CampaignRepository(this.#db).findById(ctx.orgId, id));
     const rejected: UploadResult['rejected'] = [];
     let rejectedCount = 0;
     let accepted = 0;
@@ -158,57 +169,45 @@ export class CampaignService {
     };
     let batch: NewContact[] = [];
     const flush = async () => {
-      const contacts = batch;
+      if (!batch.length) return;
+      const contacts = ContactRepository.batch(batch);
       batch = [];
-      if (!contacts.length) return;
       // One entry per upload, written with its first accepted batch (an upload that adds nothing changes nothing).
       const outcome = await this.#insertBatch(ctx, id, contacts, accepted === 0);
-      accepted += outcome.inserted.size;
-      for (const c of contacts) {
-        if (outcome.inserted.has(c.row)) continue;
-        reject(c.row, c.row > outcome.lastRowWithin ? 'contact_limit' : 'duplicate');
-      }
+      accepted += outcome.inserted;
+      // Row order: the rows within the limit all come before those past it.
+      for (const row of outcome.duplicates) reject(row, 'duplicate');
+      for (const row of outcome.overLimit) reject(row, 'contact_limit');
     };
-    for await (const row of rows) {
-      if ('reason' in row) {
-        reject(row.row, row.reason);
-        continue;
+    for await (const chunk of chunks) {
+      for (const row of chunk) {
+        if ('reason' in row) {
+          reject(row.row, row.reason);
+          continue;
+        }
+        batch.push(row);
+        if (batch.length >= BATCH) await flush();
       }
-      batch.push(row);
-      if (batch.length >= BATCH) await flush();
     }
     await flush();
     rejected.sort((a, b) => a.row - b.row);
     return { accepted, rejected, rejected_count: rejectedCount };
   }
 
-  async #insertBatch(ctx: RequestContext, id: string, contacts: NewContact[], audit: boolean) {
+  async #insertBatch(ctx: RequestContext, id: string, contacts: ContactBatch, audit: boolean): Promise<BatchOutcome> {
     const { orgId } = ctx;
-    return withClientTransaction(this.#deps.database, async (tx, client) => {
+    return this.#db.transaction(async (tx) => {
       const campaigns = new CampaignRepository(tx);
-      const campaign = await this.#contactsAccepted(orgId, id, tx);
-      const room = Math.max(0, MAX_CONTACTS - campaign.total);
-      const within = contacts.slice(0, room);
-      const inserted = await new ContactRepository(tx).insertBatch(orgId, id, within);
-      if (inserted.size) {
-        await campaigns.shift(orgId, id, { total: inserted.size, pending: inserted.size });
+      const campaign = takesContacts(await campaigns.lockCounts(orgId, id));
+      const outcome = await new ContactRepository(tx).insertBatch(orgId, id, contacts, Math.max(0, MAX_CONTACTS - campaign.total));
+      if (outcome.inserted) {
+        await campaigns.countNewContacts(orgId, id, outcome.inserted);
         if (audit) await this.#deps.audit.record(tx, ctx, audited('campaign.contacts_add', id, ['contacts']));
         // New contacts of a running campaign: its dialer may have been waiting on its last calls.
-        if (campaign.status === 'running') await CampaignDialer.schedule(this.#deps.queue, orgId, id, 0, client);
+        if (campaign.status === 'running') await CampaignDialer.schedule(this.#deps.queue, orgId, id, 0, clientOf(tx));
       }
-      return { inserted, lastRowWithin: within.length ? within[within.length - 1]!.row : -1 };
+      return outcome;
     });
-  }
-
-  /** The campaign, locked when `within` a transaction, if it still takes contacts (not completed or cancelled). */
-  async #contactsAccepted(orgId: string, id: string, within?: Db): Promise<CampaignRow> {
-    const campaigns = new CampaignRepository(within ?? this.#db);
-    const campaign = within ? await this.#lock(campaigns, orgId, id) : await campaigns.findById(orgId, id);
-    if (!campaign) throw Errors.notFound('Campaign');
-    if (campaign.status === 'completed' || campaign.status === 'cancelled') {
-      throw Errors.conflict('campaign_finished', `The campaign is ${campaign.status}: it takes no more contacts`);
-    }
-    return campaign;
   }
 
   async listContacts(ctx: RequestContext, id: string, query: { status?: string; page_size: number; cursor?: string }): Promise<Page<ContactView>> {

@@ -8,7 +8,11 @@
  *    wall time measures the platform: dial decisions (calls started) per second, tick latency, and
  *    the highest number of concurrent calls the carrier saw (must never exceed 50).
  * Results: bench/results/campaigns.json. Other sessions share this 2-core machine: the load averages are recorded.
+ * BENCH_CAMPAIGNS_PARTS=upload re-runs the upload alone: the recorded dialer figures are kept, the
+ * upload's are replaced (with the date and load of their own run) and the replaced ones kept under
+ * `earlier_upload_runs`.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -28,6 +32,7 @@ import { benchDatabase } from './seed.ts';
 const UPLOAD_CONTACTS = Number(process.env.BENCH_UPLOAD_CONTACTS ?? 100_000);
 const CAMPAIGN_CONTACTS = Number(process.env.BENCH_CAMPAIGN_CONTACTS ?? 10_000);
 const MAX_CONCURRENCY = 50;
+const PARTS = (process.env.BENCH_CAMPAIGNS_PARTS ?? 'upload,dialer').split(',');
 
 const databaseUrl = await benchDatabase('campaigns');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbcampaigns-'));
@@ -70,6 +75,12 @@ await new Promise((r) => setTimeout(r, 2000)); // the server's heap settles afte
 const rssBefore = rssOf(server.child.pid!);
 let rssPeak = rssBefore;
 const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, rssOf(server.child.pid!)); }, 50);
+// The server's own breakdown (bench/serve.ts answers 'memory'), every 250 ms: the sample with the
+// highest RSS tells whether the growth is heap (live or garbage), buffers or native memory.
+let memoryAtPeak: NodeJS.MemoryUsage | undefined;
+const onMemory = (m: any) => { if (m?.memory && (!memoryAtPeak || m.memory.rss > memoryAtPeak.rss)) memoryAtPeak = m.memory; };
+server.child.on('message', onMemory);
+const memorySampler = setInterval(() => server.child.send('memory'), 250);
 const boundary = `----bench${Date.now()}`;
 async function* multipart() {
   yield `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="contacts.csv"\r\nContent-Type: text/csv\r\n\r\nphone_number,first_name,account\r\n`;
@@ -93,14 +104,28 @@ const uploaded = await new Promise<any>((resolve, reject) => {
 });
 const uploadSeconds = (performance.now() - uploadStarted) / 1000;
 clearInterval(sampler);
+clearInterval(memorySampler);
 await server.stop();
+const mb = (n: number) => Number((n / 2 ** 20).toFixed(1));
 const upload = {
   contacts: UPLOAD_CONTACTS, accepted: uploaded.accepted, rejected: uploaded.rejected_count,
   seconds: Number(uploadSeconds.toFixed(2)), contacts_per_second: Math.round(UPLOAD_CONTACTS / uploadSeconds),
   server_rss_before_mb: Number((rssBefore / 2 ** 20).toFixed(1)), server_rss_peak_mb: Number((rssPeak / 2 ** 20).toFixed(1)),
   server_rss_growth_mb: Number(((rssPeak - rssBefore) / 2 ** 20).toFixed(1)), target_growth_mb: 64,
+  server_memory_at_peak_mb: memoryAtPeak && Object.fromEntries(Object.entries(memoryAtPeak).map(([k, v]) => [k, mb(v)])),
 };
 console.log('upload', upload);
+
+if (!PARTS.includes('dialer')) {
+  await setupDb.close();
+  const previous = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'results', 'campaigns.json'), 'utf8'));
+  const { upload: replaced, earlier_upload_runs: earlier = [], ...kept } = previous;
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: import.meta.dirname, encoding: 'utf8' }).trim();
+  const rerun = { ...upload, re_run_alone: true, commit, date: machineBefore.date, load_before: machineBefore.load_before, load_after_settle: machineBefore.load_after_settle, load_after: loadAverage() };
+  const file = writeResult('campaigns', { ...kept, upload: rerun, earlier_upload_runs: [...earlier, replaced] });
+  console.log(`written ${file} (upload re-run alone; the dialer figures are those of ${previous.machine.date})`);
+  process.exit(0);
+}
 
 // ---- dialer: 10,000 contacts, max_concurrency 50, against the carrier stand-in --------------------
 const carrier = await startCarrierStandIn();

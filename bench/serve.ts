@@ -29,6 +29,8 @@ try {
     close = async () => { await app.close(); await services.close(); await database.close(); };
   }
   process.send!({ url });
+  // bench/campaigns.ts samples the server's memory breakdown while it uploads.
+  process.on('message', (m) => { if (m === 'memory') process.send!({ memory: process.memoryUsage() }); });
   process.on('SIGTERM', () => void close().then(() => process.exit(0)));
 } catch (err) {
   process.send!({ error: String(err) });

@@ -8,7 +8,10 @@
  *    the largest size (target < 50 ms, flat);
  *  - an export of every call (CSV) by a `switchboard worker` process: its duration and the worker's
  *    RSS growth, sampled from /proc every 10 ms (target < 64 MB).
- * `BENCH_FINDING_SIZES` (default `10000,100000`) chooses the sizes. Results: bench/results/finding.json.
+ * `BENCH_FINDING_SIZES` (default `10000,100000`) chooses the sizes; `BENCH_FINDING_ONLY=export` measures
+ * the export alone and keeps the other measures of the size's previous entry. `BENCH_WORKER_NODE_ARGS`
+ * adds Node options to the worker (e.g. `--trace-gc`, or `--import` of a memory probe) when looking into it.
+ * Results: bench/results/finding.json.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,6 +24,8 @@ import { loadAverage, machine, sequentialLatency, settle, startChild, writeResul
 import { benchDatabase } from './seed.ts';
 
 const SIZES = (process.env.BENCH_FINDING_SIZES ?? '10000,100000').split(',').map(Number);
+const EXPORT_ONLY = process.env.BENCH_FINDING_ONLY === 'export';
+const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
 /** The usage rollups of the migration (0022_usage_rollups.sql): its backfill statement, as written there. */
@@ -83,7 +88,7 @@ const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`
 
 /** An export of every call, worked by a `switchboard worker` process of its own: duration and the worker's RSS growth. */
 async function exportRun(url: string, appUrl: string, headers: Record<string, string>, dataDir: string) {
-  const worker = spawn(process.execPath, ['--import', './src/module-hooks.ts', 'src/worker.ts'], {
+  const worker = spawn(process.execPath, [...WORKER_NODE_ARGS, '--import', './src/module-hooks.ts', 'src/worker.ts'], {
     env: { ...process.env, DATABASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ENCRYPTION_KEY, JWT_SECRET: 'bench-secret-0123456789-0123456789', JOB_POLL_SECONDS: '1' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -133,6 +138,15 @@ for (const size of SIZES) {
     const start = new Date(end.getTime() - 30 * 86_400_000);
     const usage = `${app.url}/api/analytics/usage?granularity=day&group_by=agent&start=${start.toISOString()}&end=${end.toISOString()}`;
     const load_before = await settle(30);
+    const earlier = (result.sizes as Record<string, Record<string, unknown>>)[String(size)];
+    if (EXPORT_ONLY && earlier) {
+      // The export alone, with the load it ran under; the size's other measures stay those of their own run.
+      const export_csv_all = { ...(await exportRun(url, app.url, seeded.headers, dataDir)), measured_alone: true, load_before, load_after: loadAverage() };
+      (result.sizes as Record<string, unknown>)[String(size)] = { ...earlier, seed: { seconds: seeded.seed_seconds, reused: seeded.reused }, export_csv_all };
+      console.log(JSON.stringify(export_csv_all, null, 2));
+      writeResult('finding', result);
+      continue;
+    }
     const entry = {
       calls: size, seed: { seconds: seeded.seed_seconds, reused: seeded.reused }, calls_mentioning_refund: seeded.refunds, load_before,
       search_refund: await sequentialLatency(`${app.url}/api/calls?limit=50&q=refund`, seeded.headers, { requests: 200, warmup: 20 }),

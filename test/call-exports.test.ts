@@ -8,7 +8,7 @@ import { LocalObjectStore, type ObjectStore } from '../src/adapters/storage/obje
 import { toneWav } from '../src/modules/calls/audio.ts';
 import { RecordingLinks } from '../src/modules/calls/recording-links.ts';
 import { CallExportService } from '../src/modules/calls/exports.ts';
-import { exportRows } from '../src/modules/calls/export-writer.ts';
+import { exportLines } from '../src/modules/calls/export-writer.ts';
 import { callFiltersOf } from '../src/modules/calls/call-filters.ts';
 import type { RequestContext } from '../src/core/context.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
@@ -175,14 +175,16 @@ describe('call exports: the list\'s rows', () => {
     }
   });
 
-  test('read in batches smaller than the result, the rows are still the list\'s, each once, in order', async () => {
+  test('read in pages smaller than the result (embedded) or in one COPY (PostgreSQL), the lines are the list\'s calls, each once, in order', async () => {
     const { database } = await testEnv();
     for (const [query, body] of FILTERS) {
       const expected = await listAll(org, query);
       const request = { orgId: org.orgId, filters: callFiltersOf(body, 'body'), includeTranscript: false };
-      const rows = [];
-      for await (const row of exportRows(database, request, 3)) rows.push(row);
-      assert.deepEqual(rows.map((r) => r.call_sid), expected.map((i) => i.call_sid), query);
+      const counts = { rows: 0 };
+      let text = '';
+      for await (const chunk of exportLines(database, request, 'jsonl', counts, 3)) text += chunk.toString();
+      assert.deepEqual(text.split('\n').filter(Boolean).map((l) => JSON.parse(l).call_sid), expected.map((i) => i.call_sid), query);
+      assert.equal(counts.rows, expected.length, query);
     }
   });
 

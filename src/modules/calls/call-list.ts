@@ -25,7 +25,7 @@ export const MATCH_END = '\u0003';
  * the earliest of equals. A scalar subquery in the select list: PostgreSQL computes it for the
  * page's rows only, after the LIMIT.
  */
-const bestTurn = (query: string, positive: string) => `(SELECT ts_headline('${TRANSCRIPT_SEARCH_CONFIG}', turn ->> 'text', ${positive}, 'StartSel=${MATCH_START}, StopSel=${MATCH_END}, HighlightAll=true')
+export const bestTurn = (query: string, positive: string) => `(SELECT ts_headline('${TRANSCRIPT_SEARCH_CONFIG}', turn ->> 'text', ${positive}, 'StartSel=${MATCH_START}, StopSel=${MATCH_END}, HighlightAll=true')
     FROM jsonb_array_elements(CASE WHEN jsonb_typeof(calls.transcript) = 'array' THEN calls.transcript ELSE '[]'::jsonb END) WITH ORDINALITY AS turns(turn, position),
       to_tsvector('${TRANSCRIPT_SEARCH_CONFIG}', coalesce(turn ->> 'text', '')) AS lexemes
     ORDER BY lexemes @@ ${query} DESC, ts_rank(lexemes, ${positive}) DESC, position LIMIT 1)`;

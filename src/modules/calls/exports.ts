@@ -14,7 +14,7 @@ import type { AuditService } from '../audit/service.ts';
 import { callFiltersOf, type CallFilterInput } from './call-filters.ts';
 import { CallExportRepository, type CallExportRow } from './export-repository.ts';
 import type { CallExport, CreateCallExportBody, ExportFormat } from './export-schemas.ts';
-import { EXPORT_CONTENT_TYPES, exportColumns, exportRows, exportStream } from './export-writer.ts';
+import { EXPORT_CONTENT_TYPES, exportStream } from './export-writer.ts';
 import { RecordingLinks, type SignedRecording } from './recording-links.ts';
 
 type CallExportView = Static<typeof CallExport>;
@@ -55,7 +55,7 @@ const keyOf = (orgId: string, id: string, format: string) => `${orgId}/exports/$
 
 /**
  * Exports of calls (extensions.md §4): a request stores the filters and queues the job in one
- * transaction; the job streams the list's rows through the formatter into the object store; the
+ * transaction; the job streams the lines the database writes (export-writer.ts) into the object store; the
  * export's view then carries a signed link valid an hour (presigned on S3, signed for the app's own
  * route on local disk).
  */
@@ -103,7 +103,7 @@ export class CallExportService {
     try {
       const request = { orgId, filters: callFiltersOf(row.filters as CallFilterInput, 'body'), includeTranscript: row.includeTranscript };
       const format = row.format as ExportFormat;
-      const { body, counts } = exportStream(exportRows(this.#deps.database, request), format, exportColumns(request));
+      const { body, counts } = exportStream(this.#deps.database, request, format);
       const key = keyOf(orgId, exportId, format);
       const stored = await this.#deps.store.putStream(key, body, EXPORT_CONTENT_TYPES[format]);
       await exports.complete(orgId, exportId, { rowCount: counts.rows, bytes: stored.size, objectKey: key });

@@ -1,0 +1,152 @@
+import { SUMMARY_COLUMNS, bestTurn, wantedWords } from './call-list.ts';
+import { filterSql, searchQuery, type CallFilters } from './call-filters.ts';
+import { SNIPPET_LEAD, SNIPPET_MAX } from './snippet.ts';
+import type { ExportFormat } from './export-schemas.ts';
+
+/**
+ * An export's lines written by the database: each call is one text value that is already its CSV
+ * record (RFC 4180: fields with a comma, quote or line break quoted, quotes doubled, CRLF) or its
+ * JSON line. The process then only moves bytes (a COPY on PostgreSQL, pages on the embedded
+ * database), so its memory does not depend on the number of calls.
+ *
+ * The text is what the list's rows gave when they were formatted in JavaScript (csv-stringify and
+ * JSON.stringify of the list's query): numbers in JavaScript's notation, JSON without spaces, null as
+ * an empty CSV field, booleans as true/false, and the list's snippet rule (snippet.ts) for `q`.
+ */
+
+// JavaScript's white space (String.prototype.trim, /\s/u): what a snippet is trimmed of and where its words break.
+const JS_SPACES = '\t\n\u000b\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+const JS_SPACE_CLASS = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
+const spacesLiteral = `E'${[...JS_SPACES].map((c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`).join('')}'`;
+const jsTrim = (text: string) => `btrim(${text}, ${spacesLiteral})`;
+
+/**
+ * A float8 as JavaScript's Number#toString writes it. PostgreSQL writes the same shortest digits
+ * but switches to an exponent below 1e-4 and from 1e15 (JavaScript: below 1e-6 and from 1e21), and
+ * pads the exponent to two digits: those rare values are rewritten from their digits.
+ */
+export function jsNumber(expr: string): string {
+  const t = `(${expr})::text`;
+  const rewritten = `(SELECT CASE
+      WHEN x <= -7 THEN s || m || CASE WHEN f = '' THEN '' ELSE '.' || f END || 'e-' || (-x)::text
+      WHEN x < 0 THEN s || '0.' || repeat('0', -x - 1) || m || f
+      WHEN x >= 21 THEN s || m || CASE WHEN f = '' THEN '' ELSE '.' || f END || 'e+' || x::text
+      WHEN length(f) > x THEN s || m || left(f, x) || '.' || substr(f, x + 1)
+      ELSE s || m || f || repeat('0', x - length(f)) END
+    FROM (SELECT p[1] AS s, p[2] AS m, coalesce(p[3], '') AS f, p[4]::int AS x FROM regexp_match(${t}, '^(-?)(\\d)(?:\\.(\\d+))?e([+-]\\d+)$') AS p) d)`;
+  return `CASE WHEN strpos(${t}, 'e') = 0 THEN ${t} ELSE ${rewritten} END`;
+}
+
+/** jsonb as JSON.stringify writes it: PostgreSQL's text less the spaces it puts after `:` and `,` (strings kept whole). */
+export const compactJson = (expr: string) => `regexp_replace((${expr})::text, '("(?:[^"\\\\]|\\\\.)*")| ', '\\1', 'g')`;
+
+/**
+ * A text value as a CSV field: quoted when it holds a comma, a quote, a CR or a LF (csv-stringify
+ * given CRLF records quoted only a CRLF: a lone LF in a field broke the record for readers); null is empty.
+ */
+export const csvField = (text: string) => `CASE WHEN ${text} ~ '[",\\r\\n]' THEN '"' || replace(${text}, '"', '""') || '"' ELSE coalesce(${text}, '') END`;
+/** A value as a JSON text (strings escaped as JSON.stringify does: PostgreSQL escapes the same characters the same way). */
+const jsonField = (expr: string) => `coalesce(to_json(${expr})::text, 'null')`;
+
+/** A jsonb column whose null reads as `fallback`: its JSON text, or for CSV a string's own text (csv-stringify writes strings as they are). */
+function jsonColumn(expr: string, fallback: string, format: ExportFormat): string {
+  const text = format === 'csv' ? `CASE jsonb_typeof(${expr}) WHEN 'string' THEN ${expr} #>> '{}' ELSE ${compactJson(expr)} END` : compactJson(expr);
+  return `CASE WHEN ${expr} IS NULL OR jsonb_typeof(${expr}) = 'null' THEN '${fallback}' ELSE ${text} END`;
+}
+
+/** The list item's fields, in the order of the API's CallSummary: the CSV header. */
+export const SUMMARY_FIELDS = [
+  'call_sid', 'to_number', 'from_number', 'agent_id', 'agent_name', 'client_id', 'call_type', 'status', 'recording_enabled',
+  'total_cost', 'duration_seconds', 'turn_count', 'created_at', 'updated_at', 'start_time', 'end_time', 'end_reason', 'billing_status',
+] as const;
+type Kind = 'text' | 'boolean' | 'number' | 'integer';
+const KINDS: Partial<Record<string, Kind>> = { recording_enabled: 'boolean', total_cost: 'number', duration_seconds: 'number', turn_count: 'integer' };
+
+export interface ExportRequest {
+  orgId: string;
+  filters: CallFilters;
+  includeTranscript: boolean;
+}
+
+/** The columns of an export: the list item's, its snippet with `q`, the call's metadata, and the transcript when asked. */
+export function exportColumns(request: Pick<ExportRequest, 'filters' | 'includeTranscript'>): string[] {
+  return [...SUMMARY_FIELDS, ...(request.filters.q !== undefined ? ['snippet'] : []), 'metadata', ...(request.includeTranscript ? ['transcript'] : [])];
+}
+
+/** The CSV header line (the column names need no quoting); JSON lines have none. */
+export const exportHeader = (format: ExportFormat, columns: string[]) => (format === 'csv' ? `${columns.join(',')}\r\n` : '');
+
+/** One column of a line: text from the middle query's column of the same name (`v.<name>`). */
+function fieldText(column: string, format: ExportFormat): string {
+  const v = `v.${column}`;
+  const kind = KINDS[column] ?? 'text';
+  if (column === 'metadata' || column === 'transcript' || column === 'snippet') {
+    const text = `v.${column}_text`; // computed once below the line (a CSV field names its value up to three times)
+    return format === 'csv' ? csvField(text) : column === 'snippet' ? jsonField(text) : text;
+  }
+  if (kind === 'number') return format === 'csv' ? `coalesce(${jsNumber(v)}, '')` : `coalesce(${jsNumber(v)}, 'null')`;
+  if (kind === 'boolean' || kind === 'integer') return format === 'csv' ? `coalesce(${v}::text, '')` : jsonField(v);
+  return format === 'csv' ? csvField(v) : jsonField(v);
+}
+
+/**
+ * The snippet of snippet.ts from ts_headline's marked text `c.marked`, as lateral steps: the text
+ * without marks and where the first match starts (code points, as Array.from counts them), then the
+ * window of SNIPPET_MAX characters starting SNIPPET_LEAD before the match, moved forward to a word's start.
+ */
+export const SNIPPET_STEPS = `CROSS JOIN LATERAL (SELECT replace(replace(c.marked, chr(2), ''), chr(3), '') AS plain,
+      CASE strpos(c.marked, chr(2)) WHEN 0 THEN 0 ELSE length(replace(left(c.marked, strpos(c.marked, chr(2)) - 1), chr(3), '')) END AS match_at OFFSET 0) s1
+    CROSS JOIN LATERAL (SELECT length(s1.plain) AS n, greatest(0, least(s1.match_at - ${SNIPPET_LEAD}, length(s1.plain) - ${SNIPPET_MAX})) AS start0 OFFSET 0) s2`;
+export const SNIPPET_TEXT = `CASE WHEN c.marked IS NULL OR c.marked = '' THEN ''
+      WHEN s2.n <= ${SNIPPET_MAX} THEN ${jsTrim('s1.plain')}
+      ELSE ${jsTrim(`substr(s1.plain, 1 + CASE WHEN s2.start0 > 0 AND s2.start0 < s1.match_at
+        THEN s2.start0 + length(substring(substr(s1.plain, s2.start0, s1.match_at - s2.start0) from '^[^${JS_SPACE_CLASS}]*'))
+        ELSE s2.start0 END, ${SNIPPET_MAX})`)} END`;
+
+export interface LinesQuery {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * The export's lines, newest first (the list's order and filters, filterSql): one `line` column,
+ * and `at`/`call_sid` for the next page's keyset when `page` is given (`$n` parameters for the limit
+ * and, with `after`, the last line's created_at and call_sid).
+ */
+export function exportLinesQuery(request: ExportRequest, format: ExportFormat, page?: { limit: number; after?: { at: string; id: string } }): LinesQuery {
+  const { where, values } = filterSql(request.orgId, request.filters);
+  const conditions = [where];
+  if (page?.after) {
+    values.push(page.after.at, page.after.id);
+    conditions.push(`(created_at, call_sid) < ($${values.length - 1}::timestamptz, $${values.length})`);
+  }
+  const q = request.filters.q;
+  let inner = `${SUMMARY_COLUMNS}, calls.created_at AS at, metadata${request.includeTranscript ? ', transcript' : ''}`;
+  if (q !== undefined) {
+    values.push(q, wantedWords(q));
+    inner += `, ${bestTurn(searchQuery(`$${values.length - 1}`), searchQuery(`$${values.length}`))} AS marked`;
+  }
+  let limit = ' OFFSET 0';
+  if (page) {
+    values.push(page.limit);
+    limit = ` LIMIT $${values.length}`;
+  }
+  const columns = exportColumns(request);
+  const middle = [
+    'c.*', `${jsonColumn('c.metadata', '{}', format)} AS metadata_text`,
+    ...(request.includeTranscript ? [`${jsonColumn('c.transcript', '[]', format)} AS transcript_text`] : []),
+    ...(q !== undefined ? [`${SNIPPET_TEXT} AS snippet_text`] : []),
+  ];
+  const line = format === 'csv'
+    ? `${columns.map((c) => fieldText(c, 'csv')).join(` || ',' || `)} || E'\\r\\n'`
+    : `'{' || ${columns.map((c) => `'${JSON.stringify(c)}:' || ${fieldText(c, 'jsonl')}`).join(` || ',' || `)} || E'}\\n'`;
+  // Each step is a subquery of its own (OFFSET 0 or LIMIT keep the planner from merging it into the
+  // next, which would compute the snippet's turn and the JSON texts once per mention), and each
+  // repeats the order: the planner then knows the rows come sorted and sorts only once, at the bottom.
+  const text = `SELECT ${line} AS line${page ? ', v.at, v.call_sid' : ''}
+    FROM (SELECT ${middle.join(', ')}
+      FROM (SELECT ${inner} FROM calls WHERE ${conditions.join(' AND ')} ORDER BY calls.created_at DESC, calls.call_sid DESC${limit}) c
+      ${q !== undefined ? SNIPPET_STEPS : ''} ORDER BY c.at DESC, c.call_sid DESC OFFSET 0) v
+    ORDER BY v.at DESC, v.call_sid DESC`;
+  return { text, values };
+}

@@ -291,6 +291,19 @@ describe('call exports: the worker', () => {
     assert.equal(attempts, 3, 'a failed export is not run again');
   });
 
+  test('a store that stops reading midway fails the attempt and leaves no connection busy: the next export completes', async () => {
+    const stopping = { kind: 'local', putStream: async (_key: string, source: NodeJS.ReadableStream) => {
+      for await (const _ of source) break; // the header only: the rows are still coming
+      throw new Error('stopped');
+    } } as unknown as ObjectStore;
+    const service = await serviceWith(stopping);
+    const created = await service.create(ctxOf(org), { format: 'jsonl', include_transcript: true });
+    await service.run({ clientId: org.orgId, exportId: created.export_id }, { id: 'j', retryCount: 2 });
+    assert.equal((await service.get(ctxOf(org), created.export_id)).status, 'failed');
+    const { view } = await runExport(org, { format: 'csv' });
+    assert.equal(view.row_count, calls.size);
+  });
+
   describe('S3-compatible store (s3rver on 127.0.0.1): a multipart upload and a presigned one-hour link', () => {
     let s3: S3rver;
     let store: S3ObjectStore;

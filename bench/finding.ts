@@ -140,9 +140,12 @@ for (const size of SIZES) {
     const load_before = await settle(30);
     const earlier = (result.sizes as Record<string, Record<string, unknown>>)[String(size)];
     if (EXPORT_ONLY && earlier) {
-      // The export alone, with the load it ran under; the size's other measures stay those of their own run.
-      const export_csv_all = { ...(await exportRun(url, app.url, seeded.headers, dataDir)), measured_alone: true, load_before, load_after: loadAverage() };
-      (result.sizes as Record<string, unknown>)[String(size)] = { ...earlier, seed: { seconds: seeded.seed_seconds, reused: seeded.reused }, export_csv_all };
+      // The export alone, with its seed and the load it ran under; the size's other measures stay those of their own run.
+      const export_csv_all = {
+        ...(await exportRun(url, app.url, seeded.headers, dataDir)), measured_alone: true,
+        seed: { seconds: seeded.seed_seconds, reused: seeded.reused }, load_before, load_after: loadAverage(),
+      };
+      (result.sizes as Record<string, unknown>)[String(size)] = { ...earlier, export_csv_all };
       console.log(JSON.stringify(export_csv_all, null, 2));
       writeResult('finding', result);
       continue;

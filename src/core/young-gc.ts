@@ -9,7 +9,7 @@ import vm from 'node:vm';
  * allocates little (a COPY streamed as bytes) fills its young generation slowly (the worker's is
  * 64 MB once started), so its dead buffers wait for a scavenge or for the external-memory limit,
  * 64 MB above the last full collection: a 1M-call export grew the worker's RSS by 60-78 MB that way
- * (array buffers peaking at 45-65 MB), and by 13-15 MB with a scavenge every 4 MiB streamed. Node
+ * (array buffers peaking at 45-65 MB), and by 12-15 MB with a scavenge every 4 MiB streamed. Node
  * has no API for it: the function is V8's `gc`, exposed by setting its flag when first needed (the
  * flag only adds `gc` to contexts created afterwards; nothing else changes).
  */

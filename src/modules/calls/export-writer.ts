@@ -12,7 +12,7 @@ export const EXPORT_PAGE = 500;
 /**
  * Bytes streamed between two young-generation collections (young-gc.ts), which free the buffers the
  * socket read them into: about twice this (the socket's buffer and pg-copy-streams' copy) is dead
- * at most. Over 1M calls: 16 MiB left the RSS growth at 55 MB, 4 MiB at 13-15 MB (~70 scavenges of
+ * at most. Over 1M calls: 16 MiB left the RSS growth at 55 MB, 4 MiB at 12-15 MB (~70 scavenges of
  * under a millisecond).
  */
 export const EXPORT_GC_BYTES = 4 * 1024 * 1024;

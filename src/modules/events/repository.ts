@@ -105,6 +105,12 @@ export class DeliveryRepository {
 }
 
 
+/** Unsettled, its time come, and not claimed (or its claim lapsed): read from the partial index `webhook_deliveries_due_idx`. */
+function dueAt(now: Date) {
+  const at = now.toISOString();
+  return sql`status IN ('pending', 'retrying') AND next_attempt_at <= ${at}::timestamptz AND (locked_until IS NULL OR locked_until <= ${at}::timestamptz)`;
+}
+
 export interface ClaimedDelivery {
   clientId: string;
   id: string;
@@ -118,12 +124,9 @@ export interface ClaimedDelivery {
  * died is due again.
  */
 export async function claimDueDeliveries(db: Executor, now: Date, limit: number, lockedUntil: Date): Promise<ClaimedDelivery[]> {
-  const at = now.toISOString();
   const { rows } = await db.execute<{ client_id: string; id: string; attempt_count: number }>(sql`
     UPDATE webhook_deliveries d SET locked_until = ${lockedUntil.toISOString()}::timestamptz
-      FROM (SELECT id FROM webhook_deliveries
-             WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ${at}::timestamptz
-               AND (locked_until IS NULL OR locked_until <= ${at}::timestamptz)
+      FROM (SELECT id FROM webhook_deliveries WHERE ${dueAt(now)}
              ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) due
      WHERE d.id = due.id
     RETURNING d.client_id, d.id, d.attempt_count`);
@@ -133,8 +136,6 @@ export async function claimDueDeliveries(db: Executor, now: Date, limit: number,
 /** Deliveries due now and not claimed: the backlog the metrics report. */
 export async function countDueDeliveries(db: Executor, now: Date): Promise<number> {
   const { rows } = await db.execute<{ n: number }>(sql`
-    SELECT count(*)::int AS n FROM webhook_deliveries
-     WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ${now.toISOString()}::timestamptz
-       AND (locked_until IS NULL OR locked_until <= ${now.toISOString()}::timestamptz)`);
+    SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${dueAt(now)}`);
   return Number(rows[0]?.n ?? 0);
 }

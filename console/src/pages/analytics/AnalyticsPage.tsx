@@ -1,9 +1,10 @@
 import '@mantine/charts/styles.css';
 import { Group, Loader, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
+import { useAgentOptions } from '../../hooks/useAgentOptions.ts';
+import { useUrlState } from '../../hooks/useUrlState.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { formatCredits } from '../../format.ts';
 import { AnalyticsCharts, AnalyticsTable, type Point } from './AnalyticsCharts.tsx';
@@ -13,7 +14,7 @@ const ZONES = timeZones();
 
 /** Calls, minutes and cost per day over a range in a time zone, or per minute for one day; for all agents or one. */
 export function AnalyticsPage() {
-  const [params, setParams] = useSearchParams();
+  const { params, set } = useUrlState();
   const { orgId } = useCredentials();
   const timezone = params.get('tz') ?? browserTimeZone();
   const granularity = params.get('day') ? 'minute' : 'day';
@@ -21,16 +22,8 @@ export function AnalyticsPage() {
   const end = params.get('end') ?? dayInZone(timezone);
   const day = params.get('day') ?? end;
   const agentId = params.get('agent') ?? '';
-  const set = (name: string, value: string | null) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value); else next.delete(name);
-    setParams(next, { replace: true });
-  };
 
-  const agents = useQuery({
-    queryKey: [orgId, 'agents', 'options'],
-    queryFn: async () => (await unwrap(api.GET('/api/agents', { params: { query: { page_size: 100 } } }))).data,
-  });
+  const agents = useAgentOptions();
   const query = granularity === 'minute'
     ? { start_time: startOfDay(day, timezone).toISOString(), end_time: new Date(startOfDay(day, timezone).getTime() + 86_400_000).toISOString(), timezone }
     : { start_date: start, end_date: end, timezone };

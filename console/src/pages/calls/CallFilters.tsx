@@ -1,8 +1,6 @@
 import { useState } from 'react';
 import { Button, Collapse, Group, NumberInput, Paper, Select, SimpleGrid, TextInput } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../../api/client.ts';
-import { useCredentials } from '../../auth/useCredentials.ts';
+import { useAgentOptions } from '../../hooks/useAgentOptions.ts';
 import { BILLING_STATUSES, CALL_TYPES, END_REASONS, NUMBER_FILTERS, STATUSES, TEXT_FILTERS, options } from './filters.ts';
 
 type Values = Record<string, string>;
@@ -18,11 +16,7 @@ export function CallFilters({ params, onChange }: { params: URLSearchParams; onC
   const [values, setValues] = useState<Values>(() => valuesOf(params));
   const [more, setMore] = useState(() => [...NUMBER_FILTERS, 'end_reason', 'billing_status', 'phone_number', 'campaign_id', 'has_recording'].some((n) => params.get(n))
     || [...params.keys()].some((n) => n.startsWith('metadata.')));
-  const { orgId } = useCredentials();
-  const agents = useQuery({
-    queryKey: [orgId, 'agents', 'options'],
-    queryFn: async () => (await unwrap(api.GET('/api/agents', { params: { query: { page_size: 100 } } }))).data,
-  });
+  const agents = useAgentOptions();
   const set = (name: string) => (value: string | number | null) => setValues((v) => ({ ...v, [name]: value === null ? '' : String(value) }));
   const apply = (event?: React.FormEvent) => {
     event?.preventDefault();

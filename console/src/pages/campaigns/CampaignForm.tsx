@@ -4,6 +4,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../../api/client.ts';
 import { uploadWithProgress } from '../../api/upload.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
+import { useAgentOptions } from '../../hooks/useAgentOptions.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { fieldError } from '../../components/apiErrors.ts';
 import { browserTimeZone, timeZones } from '../analytics/time.ts';
@@ -22,7 +23,7 @@ export function CampaignForm({ onCreated }: { onCreated: () => void }) {
   const [end, setEnd] = useState('17:00');
   const [file, setFile] = useState<File | null>(null);
   const [progress, setProgress] = useState(0);
-  const agents = useQuery({ queryKey: [orgId, 'agents', 'options'], queryFn: async () => (await unwrap(api.GET('/api/agents', { params: { query: { page_size: 100 } } }))).data });
+  const agents = useAgentOptions();
   const numbers = useQuery({ queryKey: [orgId, 'phone-numbers'], queryFn: async () => (await unwrap(api.GET('/api/phone-numbers', { params: { query: { page_size: 100 } } }))).data });
   const create = useMutation({
     mutationFn: async () => {

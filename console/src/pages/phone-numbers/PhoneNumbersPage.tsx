@@ -3,6 +3,7 @@ import { Button, Group, Modal, Select, Stack, Table, Title } from '@mantine/core
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
+import { useAgentOptions } from '../../hooks/useAgentOptions.ts';
 import { ConfirmDelete } from '../../components/ConfirmDelete.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
@@ -17,7 +18,7 @@ export function PhoneNumbersPage() {
   const [deleting, setDeleting] = useState<Schemas['PhoneNumber'] | null>(null);
   const key = [orgId, 'phone-numbers'];
   const numbers = useQuery({ queryKey: key, queryFn: async () => (await unwrap(api.GET('/api/phone-numbers', { params: { query: { page_size: 100 } } }))).data });
-  const agents = useQuery({ queryKey: [orgId, 'agents', 'options'], queryFn: async () => (await unwrap(api.GET('/api/agents', { params: { query: { page_size: 100 } } }))).data });
+  const agents = useAgentOptions();
   const assign = useMutation({
     mutationFn: ({ id, agentId }: { id: string; agentId: string | null }) =>
       unwrap(api.PATCH('/api/phone-numbers/{phone_number_id}', { params: { path: { phone_number_id: id } }, body: { agent_id: agentId } })),

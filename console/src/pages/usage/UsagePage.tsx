@@ -2,9 +2,10 @@ import '@mantine/charts/styles.css';
 import { useState } from 'react';
 import { Group, Loader, Paper, Select, Stack, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
+import { useAgentOptions } from '../../hooks/useAgentOptions.ts';
+import { useUrlState } from '../../hooks/useUrlState.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { browserTimeZone, dayInZone, startOfDay, timeZones } from '../analytics/time.ts';
 import { UsageChart, UsageTable, type Group as UsageGroup } from './UsageChart.tsx';
@@ -20,7 +21,7 @@ type UsageQuery = NonNullable<import('@switchboard/sdk/schema').paths['/api/anal
  * agent, number, status, end reason, direction, campaign or a metadata key; the table's totals are the API's.
  */
 export function UsagePage() {
-  const [params, setParams] = useSearchParams();
+  const { params, set } = useUrlState();
   const { orgId } = useCredentials();
   const timezone = params.get('tz') ?? browserTimeZone();
   const start = params.get('start') ?? dayInZone(timezone, 29);
@@ -30,16 +31,8 @@ export function UsagePage() {
   const metric = params.get('metric') ?? 'cost';
   const filters = Object.fromEntries(FILTERS.flatMap((name) => (params.get(name) ? [[name, params.get(name)!]] : [])));
   const [metadataKey, setMetadataKey] = useState(groupBy.startsWith('metadata.') ? groupBy.slice(9) : '');
-  const set = (name: string, value: string | null) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value); else next.delete(name);
-    setParams(next, { replace: true });
-  };
 
-  const agents = useQuery({
-    queryKey: [orgId, 'agents', 'options'],
-    queryFn: async () => (await unwrap(api.GET('/api/agents', { params: { query: { page_size: 100 } } }))).data,
-  });
+  const agents = useAgentOptions();
   const valid = /^\d{4}-\d{2}-\d{2}$/.test(start) && /^\d{4}-\d{2}-\d{2}$/.test(end);
   const grouped = groupBy !== '' && groupBy !== 'metadata.';
   const query = valid ? {

@@ -43,7 +43,17 @@ function drizzleWithScope(pool: pg.Pool): Db {
   return db;
 }
 
+/**
+ * Clients of the embedded database: every socket connection is one shared session there, where the
+ * names of prepared statements would collide, so statements on them go unnamed.
+ */
+const sharedSession = new WeakSet<object>();
+
 function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void>): Database {
+  if (kind === 'embedded') {
+    sharedSession.add(pool);
+    pool.on('connect', (client) => sharedSession.add(client));
+  }
   pool.on('error', () => {}); // an idle client's error (server restart) must not crash the process
   // Nor a checked-out one's: the pool takes its listener off a client it lends, so a server restart
   // (FATAL 57P01) arriving between two queries of a transaction was an unhandled 'error' event that
@@ -149,6 +159,17 @@ async function clientTransaction<T>(database: Database, work: (tx: Db, client: p
   } finally {
     client.release();
   }
+}
+
+/**
+ * A hot write as a named prepared statement on whatever the executor runs on (an open transaction's
+ * client or the pool): no query builder on the path, and the parse is done once per connection.
+ * `Database.prepared` is the same for reads outside a transaction.
+ */
+export async function preparedOn<R extends pg.QueryResultRow>(executor: Executor, name: string | undefined, text: string, values: unknown[]): Promise<R[]> {
+  const client = (executor as unknown as { session: { client: pg.Pool | pg.PoolClient } }).session.client;
+  const { rows } = await client.query<R>(sharedSession.has(client) || !name ? { text, values } : { name, text, values });
+  return rows;
 }
 
 /**

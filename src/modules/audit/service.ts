@@ -1,5 +1,4 @@
 import type { Static } from 'typebox';
-import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
@@ -36,12 +35,12 @@ function toView(row: AuditRow): AuditEntryView {
   };
 }
 
-/** Who did it, as the entry records it. A key is labelled with its name (read in the same insert), a user with the e-mail. */
+/** Who did it, as the entry records it. A key is labelled with its name (read by the insert), a user with the e-mail. */
 function actorOf(by: RequestContext | SystemActor): Pick<NewAuditRow, 'actorType' | 'actorId' | 'actorLabel' | 'ip' | 'userAgent' | 'requestId'> {
   if ('system' in by) return { actorType: 'system', actorId: by.system, actorLabel: by.system, ip: null, userAgent: null, requestId: null };
   const request = { ip: by.ip ?? null, userAgent: by.userAgent ?? null, requestId: by.requestId };
   if (by.actor.type === 'api_key') {
-    return { actorType: 'api_key', actorId: by.actor.keyId, actorLabel: sql`(SELECT name FROM api_keys WHERE id = ${by.actor.keyId})`, ...request };
+    return { actorType: 'api_key', actorId: by.actor.keyId, actorLabel: null, ...request };
   }
   return { actorType: 'user', actorId: by.actor.userId, actorLabel: by.actor.email, ...request };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
+import { InFlightBatcher } from '../../core/in-flight-batcher.ts';
 import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore, KeptResponse } from '../../core/http/idempotency.ts';
 
 /** How long a response is kept (contract: 24 hours). */
@@ -10,15 +11,28 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  */
 export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
+/**
+ * Claims a batch of keys (InFlightBatcher): each is taken when it is free, expired, or held past its
+ * lease by a request that never settled. Concurrent claims of one key are serialized by its primary
+ * key, so exactly one of them acquires it; the rows go in key order, so two processes' batches
+ * lock shared keys in one order and cannot deadlock.
+ */
 const CLAIM = `
   INSERT INTO idempotency_keys AS k (client_id, credential_id, key, fingerprint, status, lock_id, locked_at, created_at, expires_at)
-  VALUES ($1, $2, $3, $4, 'running', $5, $6, $6, $7)
+  SELECT c, cr, ky, f, 'running', l, $6, $6, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS v(c, cr, ky, f, l)
   ON CONFLICT (client_id, credential_id, key) DO UPDATE
      SET fingerprint = excluded.fingerprint, status = 'running', lock_id = excluded.lock_id, locked_at = excluded.locked_at,
          created_at = excluded.created_at, expires_at = excluded.expires_at,
          response_status = NULL, response_content_type = NULL, response_body = NULL
    WHERE k.expires_at <= excluded.locked_at OR (k.status = 'running' AND k.locked_at <= $8)
   RETURNING lock_id`;
+
+/** Keeps a batch of responses, each only while its request still holds the key. */
+const COMPLETE = `
+  UPDATE idempotency_keys AS k
+     SET status = 'completed', response_status = v.s, response_content_type = v.ct, response_body = v.b
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[]) AS v(c, cr, ky, l, s, ct, b)
+   WHERE k.client_id = v.c AND k.credential_id = v.cr AND k.key = v.ky AND k.lock_id = v.l AND k.status = 'running'`;
 
 const EXISTING = `
   SELECT fingerprint, status, response_status, response_content_type, response_body
@@ -32,14 +46,32 @@ interface ExistingRow {
   response_body: string | null;
 }
 
+interface Claim {
+  scope: IdempotencyScope;
+  fingerprint: string;
+  lockId: string;
+}
+
+interface Completion {
+  scope: IdempotencyScope;
+  lockId: string;
+  response: KeptResponse;
+}
+
+const scopeKey = (s: IdempotencyScope) => `${s.orgId}\u0000${s.credentialId}\u0000${s.key}`;
+const byScope = <T extends { scope: IdempotencyScope }>(a: T, b: T) => (scopeKey(a.scope) < scopeKey(b.scope) ? -1 : scopeKey(a.scope) > scopeKey(b.scope) ? 1 : 0);
+
 /**
- * Idempotency keys in PostgreSQL. Claiming is one statement: an insert that takes the key when it is
- * free, expired, or held past its lease by a request that never settled; concurrent claims of one
- * key are serialized by its primary key, so exactly one of them acquires it.
+ * Idempotency keys in PostgreSQL. A keyed write costs two small statements beside its own
+ * transaction: the claim before it runs and the kept response after. Under load both are batched
+ * across concurrent requests (in-flight-batcher.ts), so their fixed cost is shared; each request still
+ * gets its own outcome, and a response is kept (durably) before it is sent.
  */
 export class IdempotencyService implements IdempotencyStore {
   readonly #database: Pick<Database, 'prepared'>;
   readonly #now: () => Date;
+  readonly #claims = new InFlightBatcher<Claim, boolean>((claims) => this.#claimBatch(claims));
+  readonly #completions = new InFlightBatcher<Completion, void>((completions) => this.#completeBatch(completions));
   constructor(deps: { database: Pick<Database, 'prepared'>; now?: () => Date }) {
     this.#database = deps.database;
     this.#now = deps.now ?? (() => new Date());
@@ -49,12 +81,8 @@ export class IdempotencyService implements IdempotencyStore {
     const id = [scope.orgId, scope.credentialId, scope.key];
     // A key released between the failed insert and the read is free again: try once more.
     for (let attempt = 0; attempt < 3; attempt++) {
-      const now = this.#now();
       const lockId = randomBytes(12).toString('base64url');
-      const taken = await this.#database.prepared<{ lock_id: string }>('idempotency_claim', CLAIM, [
-        ...id, fingerprint, lockId, now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS), new Date(now.getTime() - IDEMPOTENCY_LEASE_MS),
-      ]);
-      if (taken[0]?.lock_id === lockId) return { kind: 'acquired', lockId };
+      if (await this.#claims.submit({ scope, fingerprint, lockId })) return { kind: 'acquired', lockId };
       const [row] = await this.#database.prepared<ExistingRow>('idempotency_existing', EXISTING, id);
       if (!row) continue;
       if (row.fingerprint !== fingerprint) return { kind: 'reused' };
@@ -65,10 +93,33 @@ export class IdempotencyService implements IdempotencyStore {
   }
 
   async complete(scope: IdempotencyScope, lockId: string, response: KeptResponse): Promise<void> {
-    await this.#database.prepared('idempotency_complete',
-      `UPDATE idempotency_keys SET status = 'completed', response_status = $5, response_content_type = $6, response_body = $7
-        WHERE client_id = $1 AND credential_id = $2 AND key = $3 AND lock_id = $4 AND status = 'running'`,
-      [scope.orgId, scope.credentialId, scope.key, lockId, response.status, response.contentType, response.body]);
+    await this.#completions.submit({ scope, lockId, response });
+  }
+
+  /**
+   * Which claims of a batch acquired their key. A key claimed twice in one batch goes once (one
+   * statement cannot insert a row twice); its twin is answered "not acquired", and reads the key.
+   */
+  async #claimBatch(claims: Claim[]): Promise<boolean[]> {
+    const seen = new Set<string>();
+    const sent = [...claims].sort(byScope).filter((c) => !seen.has(scopeKey(c.scope)) && seen.add(scopeKey(c.scope)));
+    const now = this.#now();
+    const taken = await this.#database.prepared<{ lock_id: string }>('idempotency_claim', CLAIM, [
+      sent.map((c) => c.scope.orgId), sent.map((c) => c.scope.credentialId), sent.map((c) => c.scope.key),
+      sent.map((c) => c.fingerprint), sent.map((c) => c.lockId),
+      now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS), new Date(now.getTime() - IDEMPOTENCY_LEASE_MS),
+    ]);
+    const acquired = new Set(taken.map((r) => r.lock_id));
+    return claims.map((c) => acquired.has(c.lockId));
+  }
+
+  async #completeBatch(completions: Completion[]): Promise<void[]> {
+    const sorted = [...completions].sort(byScope);
+    await this.#database.prepared('idempotency_complete', COMPLETE, [
+      sorted.map((c) => c.scope.orgId), sorted.map((c) => c.scope.credentialId), sorted.map((c) => c.scope.key), sorted.map((c) => c.lockId),
+      sorted.map((c) => c.response.status), sorted.map((c) => c.response.contentType), sorted.map((c) => c.response.body),
+    ]);
+    return completions.map(() => undefined);
   }
 
   async release(scope: IdempotencyScope, lockId: string): Promise<void> {

@@ -6,6 +6,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import * as schema from './schema/index.ts';
 import { runningEmbeddedSocket, startEmbedded, type EmbeddedServer } from './embedded.ts';
 import { inTransactionScope } from './transaction-scope.ts';
+import { flushWrites, holdWrites } from './ride-along.ts';
 
 export type Db = NodePgDatabase<typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -35,12 +36,23 @@ const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..',
 // Connections kept beside the app's pool on the embedded socket: the job queue and the CLI.
 const EXTRA_EMBEDDED_CONNECTIONS = 10;
 
-/** Drizzle over the pool, its transactions marked (transaction-scope.ts) so the job queue can refuse to start in one. */
+/**
+ * Drizzle over the pool. Its transactions are marked (transaction-scope.ts) so the job queue can
+ * refuse to start in one, and hold deferred writes (ride-along.ts), sent before their COMMIT.
+ */
 function drizzleWithScope(pool: pg.Pool): Db {
   const db = drizzle({ client: pool, schema });
   const transaction = db.transaction.bind(db);
-  db.transaction = ((work, config) => inTransactionScope(() => transaction(work, config))) as Db['transaction'];
+  db.transaction = ((work, config) => inTransactionScope(() => transaction((tx) => holdingWrites(tx, work), config))) as Db['transaction'];
   return db;
+}
+
+/** Runs a transaction's work, then sends the writes it deferred while its COMMIT is still ahead. */
+async function holdingWrites<E extends Executor, T>(tx: E, work: (tx: E) => Promise<T>): Promise<T> {
+  holdWrites(tx);
+  const result = await work(tx);
+  await flushWrites(tx, (write) => preparedOn(tx, write.name, write.text, write.values));
+  return result;
 }
 
 /**
@@ -150,7 +162,7 @@ async function clientTransaction<T>(database: Database, work: (tx: Db, client: p
   const client = await database.pool.connect();
   try {
     await client.query('BEGIN');
-    const result = await work(drizzle({ client, schema }) as unknown as Db, client);
+    const result = await holdingWrites(drizzle({ client, schema }) as unknown as Db, (tx) => work(tx, client));
     await client.query('COMMIT');
     return result;
   } catch (err) {

@@ -92,8 +92,8 @@ export class AgentService {
       if (toolIds?.length) await repo.replaceLinks('tools', ctx.orgId, row.id, toolIds);
       if (documentIds?.length) await repo.replaceLinks('documents', ctx.orgId, row.id, documentIds);
       const agent = await this.#full(tx, row);
-      await this.#outbox.emit(tx, ctx.orgId, 'agent.created', agent);
       await this.#audit.record(tx, ctx, audited('agent.create', row.id, input));
+      await this.#outbox.emit(tx, ctx.orgId, 'agent.created', agent);
       return agent;
     });
   }
@@ -118,8 +118,8 @@ export class AgentService {
       if (toolIds) await repo.replaceLinks('tools', ctx.orgId, agentId, toolIds);
       if (documentIds) await repo.replaceLinks('documents', ctx.orgId, agentId, documentIds);
       const agent = await this.#full(tx, row);
-      await this.#outbox.emit(tx, ctx.orgId, 'agent.updated', agent);
       await this.#audit.record(tx, ctx, audited('agent.update', agentId, input));
+      await this.#outbox.emit(tx, ctx.orgId, 'agent.updated', agent);
       return agent;
     });
   }
@@ -135,8 +135,8 @@ export class AgentService {
         throw Errors.conflict('agent_has_phone_numbers', `The agent has ${numbers.length} assigned phone number(s); unassign them first`);
       }
       await repo.delete(ctx.orgId, agentId);
-      await this.#outbox.emit(tx, ctx.orgId, 'agent.deleted', { agent_id: agentId });
       await this.#audit.record(tx, ctx, audited('agent.delete', agentId, {}));
+      await this.#outbox.emit(tx, ctx.orgId, 'agent.deleted', { agent_id: agentId });
     });
   }
 

@@ -153,8 +153,8 @@ export class ApiKeyService {
       const revoked = toApiKeyView((await repo.revoke(ctx.orgId, keyId))!);
       // Revoking twice is harmless and announces nothing new.
       if (row.status !== 'revoked') {
-        await this.#outbox.emit(tx, ctx.orgId, 'api_key.revoked', revoked);
         await this.#audit.record(tx, ctx, { action: 'api_key.revoke', resourceType: 'api_key', resourceId: keyId, changedFields: ['status'] });
+        await this.#outbox.emit(tx, ctx.orgId, 'api_key.revoked', revoked);
       }
       return { view: revoked, revocation: await this.#revocations.announce(tx) };
     });

@@ -1,5 +1,6 @@
 import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { preparedOn, type Executor } from '../../db/database.ts';
+import { deferWrite } from '../../db/ride-along.ts';
 import { orgKeyset } from '../../db/keyset.ts';
 import { auditLogs } from '../../db/schema/index.ts';
 
@@ -41,6 +42,11 @@ export class AuditRepository {
     this.#db = db;
   }
 
+  /**
+   * Writes entries in the executor's transaction. A transaction of the application's wrappers holds
+   * them until a statement the change sends anyway carries them, or its COMMIT (db/ride-along.ts);
+   * elsewhere (a savepoint, the pool) they are written at once.
+   */
   async insert(orgId: string, rows: NewAuditRow[]): Promise<void> {
     if (!rows.length) return;
     const values: unknown[] = [orgId];
@@ -48,7 +54,8 @@ export class AuditRepository {
       values.push(row.id, row.actorType, row.actorId, row.actorLabel, row.action, row.resourceType, row.resourceId,
         JSON.stringify(row.changedFields), row.ip, row.userAgent, row.requestId);
     }
-    await preparedOn(this.#db, rows.length <= NAMED_UP_TO ? `audit_insert_${rows.length}` : undefined, insertText(rows.length), values);
+    const write = { name: rows.length <= NAMED_UP_TO ? `audit_insert_${rows.length}` : undefined, text: insertText(rows.length), values };
+    if (!deferWrite(this.#db, write)) await preparedOn(this.#db, write.name, write.text, write.values);
   }
 
   async list(orgId: string, filters: AuditFilters, limit: number, before?: { at: Date; id: string }): Promise<AuditRow[]> {

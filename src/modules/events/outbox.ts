@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { clientOf, type Executor } from '../../db/database.ts';
+import { carriedWrites } from '../../db/ride-along.ts';
 import { newDeliveryId, newEventId } from '../../core/ids.ts';
 import { EVENT_TYPES, type EventType } from './schemas.ts';
 
@@ -29,7 +30,8 @@ const isAgentScoped = (type: string) => type.startsWith('call.') || type.startsW
 /**
  * The transactional outbox. `emit` writes the event row and one delivery row per endpoint that wants
  * it, in the caller's transaction and in one statement: a change that rolls back emits nothing, one
- * that commits has its event and its deliveries, which the dispatchers (dispatcher.ts) claim once
+ * that commits has its event and its deliveries (the same statement carries the writes the change
+ * deferred until then, such as its audit entry: db/ride-along.ts), which the dispatchers (dispatcher.ts) claim once
  * due. No job is queued per delivery, so an endpoint costs the change one more row, not a queue write.
  */
 export class EventOutbox {
@@ -57,7 +59,7 @@ export class EventOutbox {
         SELECT (string_to_array(${ids.join(',')}, ','))[n], ${orgId}, id, ${eventId}, ${type}, ${dueAt}::timestamptz, ${createdAt}::timestamptz
           FROM targets WHERE n <= ${IDS_AHEAD}
         RETURNING id
-      )
+      )${carriedWrites(tx)}
       SELECT ARRAY(SELECT id FROM delivered) AS delivery_ids, ARRAY(SELECT id FROM targets WHERE n > ${IDS_AHEAD}) AS overflow`);
     const deliveryIds = [...rows[0]!.delivery_ids];
     for (const endpointId of rows[0]!.overflow) {

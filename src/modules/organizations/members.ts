@@ -45,8 +45,8 @@ export class MemberService {
         return { member: toMemberView({ ...member, role: newRole }), revocation };
       }
       await repo.deleteMembership(ctx.orgId, userId);
-      await this.#outbox.emit(tx, ctx.orgId, 'member.removed', { user_id: userId });
       await this.#audit.record(tx, ctx, { action: 'member.remove', resourceType: 'member', resourceId: userId });
+      await this.#outbox.emit(tx, ctx.orgId, 'member.removed', { user_id: userId });
       return { member: toMemberView(member), revocation: await this.#apiKeys.revokeUserKeys(tx, ctx.orgId, userId) };
     });
     await this.#apiKeys.settleRevocation(revocation);

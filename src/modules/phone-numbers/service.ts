@@ -179,8 +179,8 @@ export class PhoneNumberService {
       }
       if (found.agentId) throw Errors.conflict('phone_number_assigned', 'The phone number is assigned to an agent; unassign it first');
       const deleted = (await repo.deleteUnassigned(ctx.orgId, id))!;
-      await this.#outbox.emit(tx, ctx.orgId, 'phone_number.deleted', toPhoneNumberView(deleted));
       await this.#audit.record(tx, ctx, audited('phone_number.delete', id, {}));
+      await this.#outbox.emit(tx, ctx.orgId, 'phone_number.deleted', toPhoneNumberView(deleted));
       return deleted;
     });
     const trunks = sipTrunkIdsOf(row);
@@ -232,8 +232,8 @@ export class PhoneNumberService {
     try {
       return await this.#db.transaction(async (tx) => {
         const inserted = await new PhoneNumberRepository(tx).insert(ctx.orgId, row);
-        await this.#outbox.emit(tx, ctx.orgId, 'phone_number.imported', toPhoneNumberView(inserted));
         await this.#audit.record(tx, ctx, audited('phone_number.import', inserted.id, input));
+        await this.#outbox.emit(tx, ctx.orgId, 'phone_number.imported', toPhoneNumberView(inserted));
         return inserted;
       });
     } catch (err) {

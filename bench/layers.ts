@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { issueApiKey } from '../src/modules/api-keys/service.ts';
-import { load, loadAverage, machine, settle, startChild, writeResult } from './lib.ts';
+import { cpuMs, load, loadAverage, machine, settle, startChild, writeResult } from './lib.ts';
 import { benchDatabase, seededCalls } from './seed.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -33,7 +33,15 @@ async function postAgents(base: string, idempotent: boolean) {
       ...(idempotent ? { setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }) } : {}),
     }],
   });
-  return { requests_per_second: Math.round(result.requests.average), p99_ms: result.latency.p99, non_2xx: result.non2xx, errors: result.errors };
+  return { requests_per_second: Math.round(result.requests.average), p99_ms: result.latency.p99, non_2xx: result.non2xx, errors: result.errors, requests: result.requests.total };
+}
+
+const databaseName = new URL(url).pathname.slice(1);
+/** Runs one measure and adds the CPU each request cost the server process and its PostgreSQL backends (µs). */
+async function measured<R extends { requests: number }>(server: { child: { pid?: number } }, run: () => Promise<R>): Promise<R & { cpu_us: number }> {
+  const before = cpuMs([server.child.pid!], databaseName);
+  const result = await run();
+  return { ...result, cpu_us: Math.round(((cpuMs([server.child.pid!], databaseName) - before) * 1000) / result.requests) };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -41,6 +49,8 @@ const info = machine();
 const settled = await settle(60);
 const samples: Record<string, number[]> = {};
 const note = (name: string, value: number) => (samples[name] ??= []).push(value);
+const cpuSamples: Record<string, number[]> = {};
+const noteCpu = (name: string, value: number) => (cpuSamples[name] ??= []).push(value);
 const failures: string[] = [];
 
 // Both servers run side by side and are measured in alternating short slices, so the load other
@@ -51,16 +61,17 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const audit of ['on', 'off'] as const) {
       const server = servers[audit];
-      const list = await load('GET /api/calls', `${server.url}/api/calls?limit=20`, seeded.headers, { connections: CONNECTIONS, duration: SECONDS });
-      note(`get_audit_${audit}`, list.requests_per_second);
-      const plain = await postAgents(server.url, false);
-      note(`post_audit_${audit}`, plain.requests_per_second);
-      const keyed = await postAgents(server.url, true);
-      note(`post_audit_${audit}_idempotent`, keyed.requests_per_second);
+      const list = await measured(server, () => load('GET /api/calls', `${server.url}/api/calls?limit=20`, seeded.headers, { connections: CONNECTIONS, duration: SECONDS }));
+      const plain = await measured(server, () => postAgents(server.url, false));
+      const keyed = await measured(server, () => postAgents(server.url, true));
+      for (const [name, r] of [[`get_audit_${audit}`, list], [`post_audit_${audit}`, plain], [`post_audit_${audit}_idempotent`, keyed]] as const) {
+        note(name, r.requests_per_second);
+        noteCpu(name, r.cpu_us);
+      }
       for (const [what, r] of [['GET', list], ['POST', plain], ['POST idempotent', keyed]] as const) {
         if (r.non_2xx || r.errors) failures.push(`round ${round} audit ${audit} ${what}: ${r.non_2xx} non-2xx, ${r.errors} errors`);
       }
-      console.log(`round ${round} audit ${audit}: GET ${list.requests_per_second}/s, POST ${plain.requests_per_second}/s, POST with a key ${keyed.requests_per_second}/s`);
+      console.log(`round ${round} audit ${audit}: GET ${list.requests_per_second}/s ${list.cpu_us} µs, POST ${plain.requests_per_second}/s ${plain.cpu_us} µs, POST with a key ${keyed.requests_per_second}/s ${keyed.cpu_us} µs`);
     }
   }
 } finally {
@@ -76,10 +87,17 @@ const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(
 // the machine's load swings more between rounds than between the two slices of one round.
 const cost = (withLayer: string, without: string) =>
   Number((1 - median(samples[withLayer]!.map((v, i) => v / samples[without]![i]!))).toFixed(3));
+// The same comparison in CPU per request (server process and its PostgreSQL backends): the share of
+// throughput a layer takes from a machine that does nothing else, which requests per second on this
+// shared machine only approach.
+const cpuCost = (withLayer: string, without: string) =>
+  Number((1 - median(cpuSamples[without]!.map((v, i) => v / cpuSamples[withLayer]![i]!))).toFixed(3));
 const result = {
   ...info, load_settled: settled, load_after: loadAverage(), rounds: ROUNDS, seconds_per_measure: SECONDS, connections: CONNECTIONS,
   requests_per_second_median: m,
   samples,
+  cpu_us_per_request_median: Object.fromEntries(Object.entries(cpuSamples).map(([k, v]) => [k, median(v)])),
+  cpu_us_per_request_samples: cpuSamples,
   cost: {
     idempotency_on_post: cost('post_audit_off_idempotent', 'post_audit_off'),
     idempotency_on_post_with_audit: cost('post_audit_on_idempotent', 'post_audit_on'),
@@ -87,9 +105,16 @@ const result = {
     // The same code path on both servers (neither layer acts on a read): the measure's noise floor.
     layers_on_get: cost('get_audit_on', 'get_audit_off'),
   },
+  /** 1 - (CPU per request without the layer) / (with it): the throughput a layer costs where CPU is what limits it. */
+  cost_by_cpu: {
+    idempotency_on_post: cpuCost('post_audit_off_idempotent', 'post_audit_off'),
+    idempotency_on_post_with_audit: cpuCost('post_audit_on_idempotent', 'post_audit_on'),
+    audit_on_post: cpuCost('post_audit_on', 'post_audit_off'),
+    layers_on_get: cpuCost('get_audit_on', 'get_audit_off'),
+  },
   target: 'each layer costs under 10 % (cost < 0.10)',
   failures,
 };
-console.log(JSON.stringify(result.cost));
+console.log(JSON.stringify({ cost: result.cost, cost_by_cpu: result.cost_by_cpu }));
 console.log(`written to ${writeResult('layers', result)}`);
 await seeded.database.close();

@@ -48,6 +48,7 @@ export interface LoadResult {
   latency_ms: { p50: number; p90: number; p99: number; mean: number };
   non_2xx: number;
   errors: number;
+  requests: number;
 }
 
 export async function load(title: string, url: string, headers: Record<string, string>, options: { connections?: number; duration?: number } = {}): Promise<LoadResult> {
@@ -58,7 +59,42 @@ export async function load(title: string, url: string, headers: Record<string, s
     latency_ms: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, mean: result.latency.average },
     non_2xx: result.non2xx,
     errors: result.errors,
+    requests: result.requests.total,
   };
+}
+
+const TICK_MS = 10; // Linux's USER_HZ is 100 on every platform we run on
+
+/** CPU time (user + system, ms) a process has used so far, from /proc; 0 once it is gone. */
+function processCpuMs(pid: number | string): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU time (ms) used so far by the given processes and by the PostgreSQL backends serving `database`
+ * (found by their process title) on this machine. The difference over a measure, per request, is
+ * what the request costs the machine whatever else runs on it, where requests per second also
+ * move with the load of other work.
+ */
+export function cpuMs(pids: number[], database: string): number {
+  let total = pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let title: string;
+    try {
+      title = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (title.startsWith('postgres: ') && title.split(' ').includes(database)) total += processCpuMs(entry);
+  }
+  return total;
 }
 
 export function writeResult(name: string, data: unknown): string {

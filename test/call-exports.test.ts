@@ -175,17 +175,45 @@ describe('call exports: the list\'s rows', () => {
     }
   });
 
-  test('read in pages smaller than the result (embedded) or in one COPY (PostgreSQL), the lines are the list\'s calls, each once, in order', async () => {
+  test('read in keyset pages smaller than the result (embedded) or in one COPY (PostgreSQL), the rows are the list\'s calls, each once, in order', async () => {
     const { database } = await testEnv();
     for (const [query, body] of FILTERS) {
       const expected = await listAll(org, query);
       const request = { orgId: org.orgId, filters: callFiltersOf(body, 'body'), includeTranscript: false };
-      const counts = { rows: 0 };
-      let text = '';
-      for await (const chunk of exportLines(database, request, 'jsonl', counts, 3)) text += chunk.toString();
-      assert.deepEqual(text.split('\n').filter(Boolean).map((l) => JSON.parse(l).call_sid), expected.map((i) => i.call_sid), query);
-      assert.equal(counts.rows, expected.length, query);
+      for (const format of ['jsonl', 'csv'] as const) {
+        const counts = { rows: 0 };
+        const pieces: Buffer[] = [];
+        for await (const piece of exportLines(database, request, format, counts, 3)) pieces.push(piece);
+        const file = Buffer.concat(pieces);
+        const sids = format === 'jsonl'
+          ? file.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l).call_sid)
+          : (parse(file, { columns: true }) as Array<Record<string, string>>).map((r) => r.call_sid);
+        assert.deepEqual(sids, expected.map((i) => i.call_sid), `${format} ${query}`);
+        assert.equal(counts.rows, expected.length, query);
+      }
     }
+  });
+
+  // A reader ends a record at a bare CR or LF as at CRLF: csv-stringify, given CRLF records, quotes
+  // only CRLF unless told to quote the others too (quote_record_delimiter).
+  test('a field holding a lone CR or LF is quoted like one holding CRLF, and reads back whole', async () => {
+    const crlf = await createOrg();
+    const names = ['front\rdesk', 'back\noffice', 'both\r\nends'];
+    for (const name of names) {
+      const created = await createCall(crlf, (await createAgent(crlf, { agent_name: name })).agent_id);
+      const turn = { role: 'user', text: `refund for ${name}`, start_seconds: 0 };
+      assert.equal((await patchCall(crlf, created.call_sid, { status: 'completed', transcript: [turn] })).statusCode, 200);
+    }
+    const expected = await listAll(crlf, 'q=refund');
+    const { file } = await runExport(crlf, { format: 'csv', q: 'refund' });
+    const text = file.rawPayload.toString('utf8');
+    for (const name of names) {
+      assert.ok(text.includes(`,"${name}",`), `agent_name ${JSON.stringify(name)} quoted`);
+      assert.ok(text.includes(`,"refund for ${name}",`), `snippet of ${JSON.stringify(name)} quoted`);
+    }
+    const rows = parse(file.rawPayload, { columns: true }) as Array<Record<string, string>>;
+    assert.deepEqual(rows.map((r) => [r.call_sid, r.agent_name, r.snippet]), expected.map((i) => [i.call_sid, i.agent_name, i.snippet]));
+    assert.deepEqual(rows.map((r) => r.agent_name).sort(), [...names].sort());
   });
 
   test('an empty result is a header-only file; another organization\'s calls never appear', async () => {

@@ -4,14 +4,14 @@ import { SNIPPET_LEAD, SNIPPET_MAX } from './snippet.ts';
 import type { ExportFormat } from './export-schemas.ts';
 
 /**
- * An export's lines written by the database: each call is one text value that is already its CSV
- * record (RFC 4180: fields with a comma, quote or line break quoted, quotes doubled, CRLF) or its
- * JSON line. The process then only moves bytes (a COPY on PostgreSQL, pages on the embedded
- * database), so its memory does not depend on the number of calls.
+ * An export's rows as the database formats them: for CSV each call's fields as text values (the
+ * writer, export-writer.ts, has csv-stringify quote and join them), for JSON lines each call's line
+ * (PostgreSQL's to_json escapes the strings). The worker reads only text: no row object, no
+ * date or number to convert, nothing to serialize but the CSV record.
  *
- * The text is what the list's rows gave when they were formatted in JavaScript (csv-stringify and
- * JSON.stringify of the list's query): numbers in JavaScript's notation, JSON without spaces, null as
- * an empty CSV field, booleans as true/false, and the list's snippet rule (snippet.ts) for `q`.
+ * The values are what the list's rows gave when they were formatted in JavaScript (the list's query,
+ * then String and JSON.stringify): numbers in JavaScript's notation, JSON without spaces, null as
+ * null (an empty CSV field), booleans as true/false, and the list's snippet rule (snippet.ts) for `q`.
  */
 
 // JavaScript's white space (String.prototype.trim, /\s/u): what a snippet is trimmed of and where its words break.
@@ -40,11 +40,6 @@ export function jsNumber(expr: string): string {
 /** jsonb as JSON.stringify writes it: PostgreSQL's text less the spaces it puts after `:` and `,` (strings kept whole). */
 export const compactJson = (expr: string) => `regexp_replace((${expr})::text, '("(?:[^"\\\\]|\\\\.)*")| ', '\\1', 'g')`;
 
-/**
- * A text value as a CSV field: quoted when it holds a comma, a quote, a CR or a LF (csv-stringify
- * given CRLF records quoted only a CRLF: a lone LF in a field broke the record for readers); null is empty.
- */
-export const csvField = (text: string) => `CASE WHEN ${text} ~ '[",\\r\\n]' THEN '"' || replace(${text}, '"', '""') || '"' ELSE coalesce(${text}, '') END`;
 /** A value as a JSON text (strings escaped as JSON.stringify does: PostgreSQL escapes the same characters the same way). */
 const jsonField = (expr: string) => `coalesce(to_json(${expr})::text, 'null')`;
 
@@ -73,20 +68,20 @@ export function exportColumns(request: Pick<ExportRequest, 'filters' | 'includeT
   return [...SUMMARY_FIELDS, ...(request.filters.q !== undefined ? ['snippet'] : []), 'metadata', ...(request.includeTranscript ? ['transcript'] : [])];
 }
 
-/** The CSV header line (the column names need no quoting); JSON lines have none. */
-export const exportHeader = (format: ExportFormat, columns: string[]) => (format === 'csv' ? `${columns.join(',')}\r\n` : '');
-
-/** One column of a line: text from the middle query's column of the same name (`v.<name>`). */
+/**
+ * One column's value from the middle query's column of the same name (`v.<name>`): for CSV its text
+ * (null stays null), for a JSON line its JSON text.
+ */
 function fieldText(column: string, format: ExportFormat): string {
   const v = `v.${column}`;
   const kind = KINDS[column] ?? 'text';
   if (column === 'metadata' || column === 'transcript' || column === 'snippet') {
-    const text = `v.${column}_text`; // computed once below the line (a CSV field names its value up to three times)
-    return format === 'csv' ? csvField(text) : column === 'snippet' ? jsonField(text) : text;
+    const text = `v.${column}_text`;
+    return format === 'csv' || column !== 'snippet' ? text : jsonField(text);
   }
-  if (kind === 'number') return format === 'csv' ? `coalesce(${jsNumber(v)}, '')` : `coalesce(${jsNumber(v)}, 'null')`;
-  if (kind === 'boolean' || kind === 'integer') return format === 'csv' ? `coalesce(${v}::text, '')` : jsonField(v);
-  return format === 'csv' ? csvField(v) : jsonField(v);
+  if (kind === 'number') return format === 'csv' ? jsNumber(v) : `coalesce(${jsNumber(v)}, 'null')`;
+  if (kind === 'boolean' || kind === 'integer') return format === 'csv' ? `${v}::text` : jsonField(v);
+  return format === 'csv' ? v : jsonField(v);
 }
 
 /**
@@ -103,17 +98,18 @@ export const SNIPPET_TEXT = `CASE WHEN c.marked IS NULL OR c.marked = '' THEN ''
         THEN s2.start0 + length(substring(substr(s1.plain, s2.start0, s1.match_at - s2.start0) from '^[^${JS_SPACE_CLASS}]*'))
         ELSE s2.start0 END, ${SNIPPET_MAX})`)} END`;
 
-export interface LinesQuery {
+export interface RowsQuery {
   text: string;
   values: unknown[];
 }
 
 /**
- * The export's lines, newest first (the list's order and filters, filterSql): one `line` column,
- * and `at`/`call_sid` for the next page's keyset when `page` is given (`$n` parameters for the limit
- * and, with `after`, the last line's created_at and call_sid).
+ * The export's rows, newest first (the list's order and filters, filterSql): for CSV one text column
+ * per export column (exportColumns), for JSON lines one `line` column; then, when `page` is given,
+ * `at` (created_at as text, to the microsecond) and `call_sid` for the next page's keyset (`$n`
+ * parameters for the limit and, with `after`, the last row's `at` and call_sid).
  */
-export function exportLinesQuery(request: ExportRequest, format: ExportFormat, page?: { limit: number; after?: { at: string; id: string } }): LinesQuery {
+export function exportRowsQuery(request: ExportRequest, format: ExportFormat, page?: { limit: number; after?: { at: string; id: string } }): RowsQuery {
   const { where, values } = filterSql(request.orgId, request.filters);
   const conditions = [where];
   if (page?.after) {
@@ -137,13 +133,13 @@ export function exportLinesQuery(request: ExportRequest, format: ExportFormat, p
     ...(request.includeTranscript ? [`${jsonColumn('c.transcript', '[]', format)} AS transcript_text`] : []),
     ...(q !== undefined ? [`${SNIPPET_TEXT} AS snippet_text`] : []),
   ];
-  const line = format === 'csv'
-    ? `${columns.map((c) => fieldText(c, 'csv')).join(` || ',' || `)} || E'\\r\\n'`
-    : `'{' || ${columns.map((c) => `'${JSON.stringify(c)}:' || ${fieldText(c, 'jsonl')}`).join(` || ',' || `)} || E'}\\n'`;
+  const fields = format === 'csv'
+    ? columns.map((c) => `(${fieldText(c, 'csv')})::text`).join(', ') // text whatever the column's type: a binary COPY sends text as its bytes
+    : `'{' || ${columns.map((c) => `'${JSON.stringify(c)}:' || ${fieldText(c, 'jsonl')}`).join(` || ',' || `)} || E'}\\n' AS line`;
   // Each step is a subquery of its own (OFFSET 0 or LIMIT keep the planner from merging it into the
   // next, which would compute the snippet's turn and the JSON texts once per mention), and each
   // repeats the order: the planner then knows the rows come sorted and sorts only once, at the bottom.
-  const text = `SELECT ${line} AS line${page ? ', v.at, v.call_sid' : ''}
+  const text = `SELECT ${fields}${page ? ', v.at::text, v.call_sid' : ''}
     FROM (SELECT ${middle.join(', ')}
       FROM (SELECT ${inner} FROM calls WHERE ${conditions.join(' AND ')} ORDER BY calls.created_at DESC, calls.call_sid DESC${limit}) c
       ${q !== undefined ? SNIPPET_STEPS : ''} ORDER BY c.at DESC, c.call_sid DESC OFFSET 0) v

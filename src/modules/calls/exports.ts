@@ -55,9 +55,9 @@ const keyOf = (orgId: string, id: string, format: string) => `${orgId}/exports/$
 
 /**
  * Exports of calls (extensions.md §4): a request stores the filters and queues the job in one
- * transaction; the job streams the lines the database writes (export-writer.ts) into the object store; the
- * export's view then carries a signed link valid an hour (presigned on S3, signed for the app's own
- * route on local disk).
+ * transaction; the job streams the file export-writer.ts writes from the database's rows into the
+ * object store; the export's view then carries a signed link valid an hour (presigned on S3, signed
+ * for the app's own route on local disk).
  */
 export class CallExportService {
   readonly #deps: CallExportDeps;

@@ -2,7 +2,7 @@ import type { Role } from './permissions.ts';
 
 /** Who is calling: an API key (acting for the user who created it) or a signed-in user. */
 export type Actor =
-  | { type: 'api_key'; keyId: string; userId: string }
+  | { type: 'api_key'; keyId: string; userId: string; name: string }
   | { type: 'user'; userId: string; email: string | null };
 
 /** What every service call receives: the organization, the actor, its role there, the request id. */

@@ -59,7 +59,7 @@ export class Authenticator {
     if (key.expiresAt && key.expiresAt.getTime() <= now) throw Errors.invalidApiKey();
     this.#recordUse(key.id, key.lastUsedAt, now);
     return {
-      actor: { type: 'api_key', keyId: key.id, userId: key.userId },
+      actor: { type: 'api_key', keyId: key.id, userId: key.userId, name: key.name },
       apiKey: { orgId: key.clientId, role: key.role, scopes: key.scopes ?? [], allowedIps: key.allowedIps ?? [] },
       requestId,
     };

@@ -8,6 +8,8 @@ export interface KeyCredential {
   id: string;
   clientId: string;
   userId: string;
+  /** The name it was issued with (it cannot be changed): how the audit log labels it. */
+  name: string;
   role: string;
   status: string;
   expiresAt: Date | null;

@@ -15,7 +15,7 @@ export class ApiKeyCredentials implements ApiKeyLookup {
   async findByHash(keyHash: string): Promise<KeyCredential | undefined> {
     const [row] = await this.#database.prepared<KeyCredential>(
       'auth_key_by_hash',
-      `SELECT id, client_id AS "clientId", user_id AS "userId", role, status,
+      `SELECT id, client_id AS "clientId", user_id AS "userId", name, role, status,
               expires_at AS "expiresAt", last_used_at AS "lastUsedAt", scopes, allowed_ips AS "allowedIps"
          FROM api_keys WHERE key_hash = $1`,
       [keyHash],

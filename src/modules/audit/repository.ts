@@ -5,7 +5,7 @@ import { orgKeyset } from '../../db/keyset.ts';
 import { auditLogs } from '../../db/schema/index.ts';
 
 export type AuditRow = typeof auditLogs.$inferSelect;
-/** An entry to write; an API key's label is its name, read in the insert itself. */
+/** An entry to write. */
 export type NewAuditRow = Required<Omit<typeof auditLogs.$inferInsert, 'clientId' | 'at'>>;
 
 const COLUMNS = ['id', 'actor_type', 'actor_id', 'actor_label', 'action', 'resource_type', 'resource_id', 'changed_fields', 'ip', 'user_agent', 'request_id'] as const;
@@ -20,8 +20,7 @@ function insertText(count: number): string {
   const width = COLUMNS.length;
   const tuples = Array.from({ length: count }, (_, r) => {
     const p = (column: (typeof COLUMNS)[number]) => `$${2 + r * width + COLUMNS.indexOf(column)}`;
-    const label = `CASE WHEN ${p('actor_type')} = 'api_key' THEN (SELECT name FROM api_keys WHERE id = ${p('actor_id')}) ELSE ${p('actor_label')} END`;
-    return `(${COLUMNS.map((c) => (c === 'actor_label' ? label : c === 'changed_fields' ? `${p(c)}::jsonb` : p(c))).join(', ')}, $1)`;
+    return `(${COLUMNS.map((c) => (c === 'changed_fields' ? `${p(c)}::jsonb` : p(c))).join(', ')}, $1)`;
   });
   return `INSERT INTO audit_logs (${COLUMNS.join(', ')}, client_id) VALUES ${tuples.join(', ')}`;
 }

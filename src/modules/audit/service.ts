@@ -35,12 +35,12 @@ function toView(row: AuditRow): AuditEntryView {
   };
 }
 
-/** Who did it, as the entry records it. A key is labelled with its name (read by the insert), a user with the e-mail. */
+/** Who did it, as the entry records it. A key is labelled with its name, a user with the e-mail. */
 function actorOf(by: RequestContext | SystemActor): Pick<NewAuditRow, 'actorType' | 'actorId' | 'actorLabel' | 'ip' | 'userAgent' | 'requestId'> {
   if ('system' in by) return { actorType: 'system', actorId: by.system, actorLabel: by.system, ip: null, userAgent: null, requestId: null };
   const request = { ip: by.ip ?? null, userAgent: by.userAgent ?? null, requestId: by.requestId };
   if (by.actor.type === 'api_key') {
-    return { actorType: 'api_key', actorId: by.actor.keyId, actorLabel: null, ...request };
+    return { actorType: 'api_key', actorId: by.actor.keyId, actorLabel: by.actor.name, ...request };
   }
   return { actorType: 'user', actorId: by.actor.userId, actorLabel: by.actor.email, ...request };
 }

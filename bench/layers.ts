@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { issueApiKey } from '../src/modules/api-keys/service.ts';
-import { cpuMs, load, loadAverage, machine, settle, startChild, writeResult } from './lib.ts';
+import { cpuSince, cpuSnapshot, load, loadAverage, machine, settle, startChild, writeResult } from './lib.ts';
 import { benchDatabase, seededCalls } from './seed.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -39,9 +39,9 @@ async function postAgents(base: string, idempotent: boolean) {
 const databaseName = new URL(url).pathname.slice(1);
 /** Runs one measure and adds the CPU each request cost the server process and its PostgreSQL backends (µs). */
 async function measured<R extends { requests: number }>(server: { child: { pid?: number } }, run: () => Promise<R>): Promise<R & { cpu_us: number }> {
-  const before = cpuMs([server.child.pid!], databaseName);
+  const before = cpuSnapshot([server.child.pid!], databaseName);
   const result = await run();
-  return { ...result, cpu_us: Math.round(((cpuMs([server.child.pid!], databaseName) - before) * 1000) / result.requests) };
+  return { ...result, cpu_us: Math.round((cpuSince(before, [server.child.pid!], databaseName) * 1000) / result.requests) };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -55,15 +55,26 @@ const failures: string[] = [];
 
 // Both servers run side by side and are measured in alternating short slices, so the load other
 // work puts on the machine drifts over both alike (one server after the other measured the drift).
+// Every other round runs the servers, and the two POSTs, in the opposite order: a slice inherits
+// the tail of the one before it (autovacuum after a burst of inserts, checkpoints), and a fixed
+// order charged it to the same measure every round.
 const servers = { on: await startChild('app', { DATABASE_URL: url, BENCH_AUDIT: 'on' }), off: await startChild('app', { DATABASE_URL: url, BENCH_AUDIT: 'off' }) };
 try {
   for (const server of Object.values(servers)) await load('warm-up', `${server.url}/api/calls?limit=20`, seeded.headers, { duration: 2 });
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const audit of ['on', 'off'] as const) {
+    const forward = round % 2 === 1;
+    for (const audit of forward ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
       const server = servers[audit];
       const list = await measured(server, () => load('GET /api/calls', `${server.url}/api/calls?limit=20`, seeded.headers, { connections: CONNECTIONS, duration: SECONDS }));
-      const plain = await measured(server, () => postAgents(server.url, false));
-      const keyed = await measured(server, () => postAgents(server.url, true));
+      const post = (idempotent: boolean) => measured(server, () => postAgents(server.url, idempotent));
+      let plain, keyed;
+      if (forward) {
+        plain = await post(false);
+        keyed = await post(true);
+      } else {
+        keyed = await post(true);
+        plain = await post(false);
+      }
       for (const [name, r] of [[`get_audit_${audit}`, list], [`post_audit_${audit}`, plain], [`post_audit_${audit}_idempotent`, keyed]] as const) {
         note(name, r.requests_per_second);
         noteCpu(name, r.cpu_us);

@@ -76,14 +76,9 @@ function processCpuMs(pid: number | string): number {
   }
 }
 
-/**
- * CPU time (ms) used so far by the given processes and by the PostgreSQL backends serving `database`
- * (found by their process title) on this machine. The difference over a measure, per request, is
- * what the request costs the machine whatever else runs on it, where requests per second also
- * move with the load of other work.
- */
-export function cpuMs(pids: number[], database: string): number {
-  let total = pids.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+/** CPU time (ms) used so far by each of the given processes and of the PostgreSQL backends serving `database` (found by their process title). */
+export function cpuSnapshot(pids: number[], database: string): Map<string, number> {
+  const snapshot = new Map(pids.map((pid) => [String(pid), processCpuMs(pid)]));
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let title: string;
@@ -92,9 +87,21 @@ export function cpuMs(pids: number[], database: string): number {
     } catch {
       continue;
     }
-    if (title.startsWith('postgres: ') && title.split(' ').includes(database)) total += processCpuMs(entry);
+    if (title.startsWith('postgres: ') && title.split(' ').includes(database)) snapshot.set(entry, processCpuMs(entry));
   }
-  return total;
+  return snapshot;
+}
+
+/**
+ * CPU time (ms) those processes used since `before`, a process started meanwhile counted whole (one
+ * that ended meanwhile is lost: an idle backend closing, which used next to nothing). Per request,
+ * it is what the request costs the machine whatever else runs on it, where requests per second also
+ * move with the load of other work.
+ */
+export function cpuSince(before: Map<string, number>, pids: number[], database: string): number {
+  let used = 0;
+  for (const [pid, ms] of cpuSnapshot(pids, database)) used += ms - (before.get(pid) ?? 0);
+  return used;
 }
 
 export function writeResult(name: string, data: unknown): string {

@@ -74,4 +74,21 @@ describe('idempotency keys claimed and kept in batches', () => {
     const { rows } = await database.pool.query("SELECT count(*)::int AS n FROM idempotency_keys WHERE client_id = $1 AND status = 'completed'", [org.orgId]);
     assert.equal(rows[0].n, 30);
   });
+
+  test('responses kept and keys claimed in one batch: a key claimed again while its response is kept replays it, new keys are acquired', async () => {
+    const { database } = await testEnv();
+    const org = await createOrg();
+    const store = new IdempotencyService({ database });
+    const scope = (key: string) => ({ orgId: org.orgId, credentialId: 'cred_mixed', key });
+    const held = await Promise.all(Array.from({ length: 10 }, (_, i) => store.claim(scope(`held-${i}`), 'print')));
+    assert.ok(held.every((c) => c.kind === 'acquired'));
+
+    const response = (i: number) => ({ status: 200, contentType: 'application/json', body: `{"n":${i}}` });
+    const completing = held.map((c, i) => store.complete(scope(`held-${i}`), (c as { lockId: string }).lockId, response(i)));
+    const again = held.map((_, i) => store.claim(scope(`held-${i}`), 'print'));
+    const fresh = Array.from({ length: 5 }, (_, i) => store.claim(scope(`fresh-${i}`), 'print'));
+    await Promise.all(completing);
+    assert.deepEqual(await Promise.all(again), held.map((_, i) => ({ kind: 'replay', response: response(i) })));
+    assert.deepEqual((await Promise.all(fresh)).map((c) => c.kind), Array(5).fill('acquired'));
+  });
 });

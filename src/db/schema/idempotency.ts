@@ -1,5 +1,4 @@
 import { index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-import { clientId } from './columns.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
@@ -11,7 +10,11 @@ const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3 
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
-    clientId: clientId(),
+    // The organization, without a foreign key: a key is a 24-hour record of a response, not data the
+    // organization owns, and its id comes from authentication. A reference made every claim, in a
+    // transaction of its own, take a key-share lock on the organization's row, the row every
+    // concurrent write of the organization locks too.
+    clientId: text('client_id').notNull(),
     /** The API key's id, or the user's id for a bearer token. */
     credentialId: text('credential_id').notNull(),
     key: text('key').notNull(),

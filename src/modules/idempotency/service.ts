@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
 import { InFlightBatcher } from '../../core/in-flight-batcher.ts';
 import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore, KeptResponse } from '../../core/http/idempotency.ts';
@@ -12,12 +12,20 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
 /**
- * Claims a batch of keys (InFlightBatcher): each is taken when it is free, expired, or held past its
- * lease by a request that never settled. Concurrent claims of one key are serialized by its primary
- * key, so exactly one of them acquires it; the rows go in key order, so two processes' batches
- * lock shared keys in one order and cannot deadlock.
+ * One batch of key operations (InFlightBatcher), as one statement: the responses of requests that
+ * finished are kept, each only while its request still holds the key; and keys are claimed, each
+ * taken when it is free, expired, or held past its lease by a request that never settled.
+ * Concurrent claims of one key are serialized by its primary key, so exactly one acquires it. The
+ * two parts never touch one row (a claim of a key being completed in the batch is not sent), and
+ * rows go in key order.
  */
-const CLAIM = `
+const KEY_OPERATIONS = `
+  WITH completed AS (
+    UPDATE idempotency_keys AS k
+       SET status = 'completed', response_status = v.s, response_content_type = v.ct, response_body = v.b
+      FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[]) AS v(c, cr, ky, l, s, ct, b)
+     WHERE k.client_id = v.c AND k.credential_id = v.cr AND k.key = v.ky AND k.lock_id = v.l AND k.status = 'running'
+  )
   INSERT INTO idempotency_keys AS k (client_id, credential_id, key, fingerprint, status, lock_id, locked_at, created_at, expires_at)
   SELECT c, cr, ky, f, 'running', l, $6, $6, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS v(c, cr, ky, f, l)
   ON CONFLICT (client_id, credential_id, key) DO UPDATE
@@ -26,13 +34,6 @@ const CLAIM = `
          response_status = NULL, response_content_type = NULL, response_body = NULL
    WHERE k.expires_at <= excluded.locked_at OR (k.status = 'running' AND k.locked_at <= $8)
   RETURNING lock_id`;
-
-/** Keeps a batch of responses, each only while its request still holds the key. */
-const COMPLETE = `
-  UPDATE idempotency_keys AS k
-     SET status = 'completed', response_status = v.s, response_content_type = v.ct, response_body = v.b
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[]) AS v(c, cr, ky, l, s, ct, b)
-   WHERE k.client_id = v.c AND k.credential_id = v.cr AND k.key = v.ky AND k.lock_id = v.l AND k.status = 'running'`;
 
 const EXISTING = `
   SELECT fingerprint, status, response_status, response_content_type, response_body
@@ -46,32 +47,24 @@ interface ExistingRow {
   response_body: string | null;
 }
 
-interface Claim {
-  scope: IdempotencyScope;
-  fingerprint: string;
-  lockId: string;
-}
-
-interface Completion {
-  scope: IdempotencyScope;
-  lockId: string;
-  response: KeptResponse;
-}
+type KeyOperation =
+  | { kind: 'claim'; scope: IdempotencyScope; fingerprint: string; lockId: string }
+  | { kind: 'complete'; scope: IdempotencyScope; lockId: string; response: KeptResponse };
 
 const scopeKey = (s: IdempotencyScope) => `${s.orgId}\u0000${s.credentialId}\u0000${s.key}`;
 const byScope = <T extends { scope: IdempotencyScope }>(a: T, b: T) => (scopeKey(a.scope) < scopeKey(b.scope) ? -1 : scopeKey(a.scope) > scopeKey(b.scope) ? 1 : 0);
 
 /**
- * Idempotency keys in PostgreSQL. A keyed write costs two small statements beside its own
- * transaction: the claim before it runs and the kept response after. Under load both are batched
- * across concurrent requests (in-flight-batcher.ts), so their fixed cost is shared; each request still
- * gets its own outcome, and a response is kept (durably) before it is sent.
+ * Idempotency keys in PostgreSQL. A keyed write costs a claim before it runs and its kept response
+ * after, beside its own transaction. Both go through one batcher (in-flight-batcher.ts): under load,
+ * the claims of requests arriving and the responses of requests finishing share one statement, so
+ * its round trip and commit are paid once per batch; an idle server sends each at once. Every request
+ * still gets its own outcome, and a response is kept (durably) before it is sent.
  */
 export class IdempotencyService implements IdempotencyStore {
   readonly #database: Pick<Database, 'prepared'>;
   readonly #now: () => Date;
-  readonly #claims = new InFlightBatcher<Claim, boolean>((claims) => this.#claimBatch(claims));
-  readonly #completions = new InFlightBatcher<Completion, void>((completions) => this.#completeBatch(completions));
+  readonly #operations = new InFlightBatcher<KeyOperation, boolean>((operations) => this.#run(operations));
   constructor(deps: { database: Pick<Database, 'prepared'>; now?: () => Date }) {
     this.#database = deps.database;
     this.#now = deps.now ?? (() => new Date());
@@ -81,8 +74,9 @@ export class IdempotencyService implements IdempotencyStore {
     const id = [scope.orgId, scope.credentialId, scope.key];
     // A key released between the failed insert and the read is free again: try once more.
     for (let attempt = 0; attempt < 3; attempt++) {
-      const lockId = randomBytes(12).toString('base64url');
-      if (await this.#claims.submit({ scope, fingerprint, lockId })) return { kind: 'acquired', lockId };
+      // randomUUID draws from a cached pool of entropy; randomBytes asks the system every call.
+      const lockId = randomUUID();
+      if (await this.#operations.submit({ kind: 'claim', scope, fingerprint, lockId })) return { kind: 'acquired', lockId };
       const [row] = await this.#database.prepared<ExistingRow>('idempotency_existing', EXISTING, id);
       if (!row) continue;
       if (row.fingerprint !== fingerprint) return { kind: 'reused' };
@@ -93,33 +87,30 @@ export class IdempotencyService implements IdempotencyStore {
   }
 
   async complete(scope: IdempotencyScope, lockId: string, response: KeptResponse): Promise<void> {
-    await this.#completions.submit({ scope, lockId, response });
+    await this.#operations.submit({ kind: 'complete', scope, lockId, response });
   }
 
   /**
-   * Which claims of a batch acquired their key. A key claimed twice in one batch goes once (one
-   * statement cannot insert a row twice); its twin is answered "not acquired", and reads the key.
+   * Runs a batch; for each claim whether it acquired its key. A key claimed twice in the batch, or
+   * claimed while its response is being kept, is claimed in no statement: answered "not acquired",
+   * the request reads the key (and finds it running, or its response).
    */
-  async #claimBatch(claims: Claim[]): Promise<boolean[]> {
-    const seen = new Set<string>();
-    const sent = [...claims].sort(byScope).filter((c) => !seen.has(scopeKey(c.scope)) && seen.add(scopeKey(c.scope)));
+  async #run(operations: KeyOperation[]): Promise<boolean[]> {
+    const completions = operations.filter((o) => o.kind === 'complete').sort(byScope);
+    const busy = new Set(completions.map((c) => scopeKey(c.scope)));
+    const claims = operations.filter((o) => o.kind === 'claim').sort(byScope)
+      .filter((c) => !busy.has(scopeKey(c.scope)) && busy.add(scopeKey(c.scope)));
     const now = this.#now();
-    const taken = await this.#database.prepared<{ lock_id: string }>('idempotency_claim', CLAIM, [
-      sent.map((c) => c.scope.orgId), sent.map((c) => c.scope.credentialId), sent.map((c) => c.scope.key),
-      sent.map((c) => c.fingerprint), sent.map((c) => c.lockId),
+    const taken = await this.#database.prepared<{ lock_id: string }>('idempotency_operations', KEY_OPERATIONS, [
+      claims.map((c) => c.scope.orgId), claims.map((c) => c.scope.credentialId), claims.map((c) => c.scope.key),
+      claims.map((c) => c.fingerprint), claims.map((c) => c.lockId),
       now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS), new Date(now.getTime() - IDEMPOTENCY_LEASE_MS),
+      completions.map((c) => c.scope.orgId), completions.map((c) => c.scope.credentialId), completions.map((c) => c.scope.key),
+      completions.map((c) => c.lockId), completions.map((c) => c.response.status), completions.map((c) => c.response.contentType),
+      completions.map((c) => c.response.body),
     ]);
     const acquired = new Set(taken.map((r) => r.lock_id));
-    return claims.map((c) => acquired.has(c.lockId));
-  }
-
-  async #completeBatch(completions: Completion[]): Promise<void[]> {
-    const sorted = [...completions].sort(byScope);
-    await this.#database.prepared('idempotency_complete', COMPLETE, [
-      sorted.map((c) => c.scope.orgId), sorted.map((c) => c.scope.credentialId), sorted.map((c) => c.scope.key), sorted.map((c) => c.lockId),
-      sorted.map((c) => c.response.status), sorted.map((c) => c.response.contentType), sorted.map((c) => c.response.body),
-    ]);
-    return completions.map(() => undefined);
+    return operations.map((o) => o.kind === 'complete' || acquired.has(o.lockId));
   }
 
   async release(scope: IdempotencyScope, lockId: string): Promise<void> {

@@ -4,9 +4,10 @@
  *  - `GET /api/calls?limit=20` with the audit log on and off (neither layer acts on a read: the
  *    idempotency hook returns on the method, nothing is audited; this shows it costs nothing);
  *  - `POST /api/agents` (a write in one transaction) with a fresh `Idempotency-Key` on every request
- *    against none (the layer's claim, keep and release), and with audit entries written against the
- *    same server with `AuditService.record` made a no-op (`BENCH_AUDIT=off`, bench/serve.ts).
- * Both servers run side by side, measured in seven alternating 3-second slices; the median reported. Results: bench/results/layers.json.
+ *    against none (the layer's claim and kept response), and with audit entries written against
+ *    `AuditService.record` made a no-op (bench/serve.ts switches it between measures).
+ * One server process, measured in alternating 3-second slices; the median of each comparison over
+ * the rounds is reported. Results: bench/results/layers.json.
  */
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
@@ -53,18 +54,24 @@ const cpuSamples: Record<string, number[]> = {};
 const noteCpu = (name: string, value: number) => (cpuSamples[name] ??= []).push(value);
 const failures: string[] = [];
 
-// Both servers run side by side and are measured in alternating short slices, so the load other
-// work puts on the machine drifts over both alike (one server after the other measured the drift).
-// Every other round runs the servers, and the two POSTs, in the opposite order: a slice inherits
-// the tail of the one before it (autovacuum after a burst of inserts, checkpoints), and a fixed
-// order charged it to the same measure every round.
-const servers = { on: await startChild('app', { DATABASE_URL: url, BENCH_AUDIT: 'on' }), off: await startChild('app', { DATABASE_URL: url, BENCH_AUDIT: 'off' }) };
+// One server process runs every measure, the audit log switched on and off between slices: two
+// processes side by side differed by up to 13 % on the same GET (the code identical, each its own
+// JIT state and place on the cores). Slices alternate, and every other round runs the audit
+// settings, and the two POSTs, in the opposite order: a slice inherits the tail of the one before
+// it (autovacuum after a burst of inserts, checkpoints), and a fixed order charged it to the same
+// measure every round.
+const server = await startChild('app', { DATABASE_URL: url, BENCH_AUDIT: 'on' });
+const setAudit = (audit: 'on' | 'off') => new Promise<void>((resolve) => {
+  server.child.once('message', () => resolve());
+  server.child.send(`audit:${audit}`);
+});
 try {
-  for (const server of Object.values(servers)) await load('warm-up', `${server.url}/api/calls?limit=20`, seeded.headers, { duration: 2 });
+  await load('warm-up', `${server.url}/api/calls?limit=20`, seeded.headers, { duration: 2 });
+  await postAgents(server.url, false);
   for (let round = 1; round <= ROUNDS; round++) {
     const forward = round % 2 === 1;
     for (const audit of forward ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
-      const server = servers[audit];
+      await setAudit(audit);
       const list = await measured(server, () => load('GET /api/calls', `${server.url}/api/calls?limit=20`, seeded.headers, { connections: CONNECTIONS, duration: SECONDS }));
       const post = (idempotent: boolean) => measured(server, () => postAgents(server.url, idempotent));
       let plain, keyed;
@@ -86,8 +93,7 @@ try {
     }
   }
 } finally {
-  await servers.on.stop();
-  await servers.off.stop();
+  await server.stop();
 }
 // Remove the agents the writes made, so the next run starts from the same database.
 await seeded.database.pool.query("DELETE FROM agents WHERE client_id = $1 AND agent_name = 'Layer bench'", [seeded.orgId]);

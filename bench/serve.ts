@@ -22,8 +22,17 @@ try {
     const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', BOOTSTRAP: 'false', JWT_SECRET: 'bench-secret-0123456789-0123456789', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
     const services = await buildServices(config, database);
-    // bench/layers.ts prices the audit log: the same server with its writes made a no-op.
-    if (process.env.BENCH_AUDIT === 'off') services.audit.record = async () => {};
+    // bench/layers.ts prices the audit log: the same server with its writes made a no-op, switched
+    // by a message between measures (so both sides run in one process, one JIT state).
+    const record = services.audit.record.bind(services.audit);
+    const setAudit = (on: boolean) => { services.audit.record = on ? record : async () => {}; };
+    setAudit(process.env.BENCH_AUDIT !== 'off');
+    process.on('message', (m) => {
+      if (m === 'audit:on' || m === 'audit:off') {
+        setAudit(m === 'audit:on');
+        process.send!({ audit: m });
+      }
+    });
     const app = await buildApp(services);
     url = await app.listen({ port: 0, host: '127.0.0.1' });
     close = async () => { await app.close(); await services.close(); await database.close(); };

@@ -72,15 +72,13 @@ function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void
   // killed the process. The query in flight still fails; the pool drops the broken client on release.
   pool.on('connect', (client) => client.on('error', () => {}));
   const { connectionString, host, user, database } = pool.options;
+  const db = drizzleWithScope(pool);
   return {
     pool,
-    db: drizzleWithScope(pool),
+    db,
     kind,
     connection: connectionString ? { connectionString } : { host, user, database },
-    async prepared<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) {
-      const { rows } = await pool.query<R>(kind === 'server' ? { name, text, values } : { text, values });
-      return rows;
-    },
+    prepared: (name, text, values) => preparedOn(db, name, text, values),
     async close() {
       await pool.end();
       await onClose();
@@ -174,9 +172,9 @@ async function clientTransaction<T>(database: Database, work: (tx: Db, client: p
 }
 
 /**
- * A hot write as a named prepared statement on whatever the executor runs on (an open transaction's
- * client or the pool): no query builder on the path, and the parse is done once per connection.
- * `Database.prepared` is the same for reads outside a transaction.
+ * A hot statement as a named prepared statement on whatever the executor runs on (an open
+ * transaction's client or the pool): no query builder on the path, and the parse is done once per
+ * connection. `Database.prepared` is this on the pool.
  */
 export async function preparedOn<R extends pg.QueryResultRow>(executor: Executor, name: string | undefined, text: string, values: unknown[]): Promise<R[]> {
   const client = (executor as unknown as { session: { client: pg.Pool | pg.PoolClient } }).session.client;

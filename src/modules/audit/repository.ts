@@ -12,11 +12,23 @@ const COLUMNS = ['id', 'actor_type', 'actor_id', 'actor_label', 'action', 'resou
 /** Statements named per row count up to this many rows; larger inserts (rare) go unnamed. */
 const NAMED_UP_TO = 8;
 
+const insertTexts = new Map<number, string>();
+
 /**
  * The insert of `count` entries. It is on the path of every change (extensions.md §6 wants the entry
- * in the change's transaction), so it is a prepared statement rather than a query built per call.
+ * in the change's transaction), so it is a prepared statement rather than a query built per call,
+ * and its text is built once per row count.
  */
 function insertText(count: number): string {
+  let text = insertTexts.get(count);
+  if (text === undefined) {
+    text = buildInsertText(count);
+    if (count <= NAMED_UP_TO) insertTexts.set(count, text);
+  }
+  return text;
+}
+
+function buildInsertText(count: number): string {
   const width = COLUMNS.length;
   const tuples = Array.from({ length: count }, (_, r) => {
     const p = (column: (typeof COLUMNS)[number]) => `$${2 + r * width + COLUMNS.indexOf(column)}`;

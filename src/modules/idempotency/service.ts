@@ -52,7 +52,11 @@ type KeyOperation =
   | { kind: 'complete'; scope: IdempotencyScope; lockId: string; response: KeptResponse };
 
 const scopeKey = (s: IdempotencyScope) => `${s.orgId}\u0000${s.credentialId}\u0000${s.key}`;
-const byScope = <T extends { scope: IdempotencyScope }>(a: T, b: T) => (scopeKey(a.scope) < scopeKey(b.scope) ? -1 : scopeKey(a.scope) > scopeKey(b.scope) ? 1 : 0);
+
+/** The operations in key order, each with its key. */
+function inKeyOrder<T extends KeyOperation>(operations: T[]): Array<{ key: string; op: T }> {
+  return operations.map((op) => ({ key: scopeKey(op.scope), op })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
 
 /**
  * Idempotency keys in PostgreSQL. A keyed write costs a claim before it runs and its kept response
@@ -96,10 +100,15 @@ export class IdempotencyService implements IdempotencyStore {
    * the request reads the key (and finds it running, or its response).
    */
   async #run(operations: KeyOperation[]): Promise<boolean[]> {
-    const completions = operations.filter((o) => o.kind === 'complete').sort(byScope);
-    const busy = new Set(completions.map((c) => scopeKey(c.scope)));
-    const claims = operations.filter((o) => o.kind === 'claim').sort(byScope)
-      .filter((c) => !busy.has(scopeKey(c.scope)) && busy.add(scopeKey(c.scope)));
+    const keyed = inKeyOrder(operations.filter((o) => o.kind === 'complete'));
+    const completions = keyed.map((c) => c.op);
+    const busy = new Set(keyed.map((c) => c.key));
+    const claims = [];
+    for (const { key, op } of inKeyOrder(operations.filter((o) => o.kind === 'claim'))) {
+      if (busy.has(key)) continue;
+      busy.add(key);
+      claims.push(op);
+    }
     const now = this.#now();
     const taken = await this.#database.prepared<{ lock_id: string }>('idempotency_operations', KEY_OPERATIONS, [
       claims.map((c) => c.scope.orgId), claims.map((c) => c.scope.credentialId), claims.map((c) => c.scope.key),

@@ -49,6 +49,8 @@ export interface VendorRequest {
   body?: string | FormData;
   signal?: AbortSignal;
   headersTimeoutMs?: number;
+  /** A vendor whose refusals do not follow the status alone (Google: a wrong key is 400 API_KEY_INVALID). */
+  classify?: (status: number, body: string) => string | undefined;
 }
 
 /** The abort that came from the caller (not our timeout): the caller wants nothing more. */
@@ -79,7 +81,8 @@ export async function vendorFetch(provider: string, request: VendorRequest): Pro
   }
   if (response.status >= 400) {
     const text = await response.text().catch(() => '');
-    throw new ProviderError(provider, codeForStatus(response.status), `${provider} answered HTTP ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}`);
+    const code = request.classify?.(response.status, text) ?? codeForStatus(response.status);
+    throw new ProviderError(provider, code, `${provider} answered HTTP ${response.status}${text ? `: ${text.slice(0, 300)}` : ''}`);
   }
   return response;
 }

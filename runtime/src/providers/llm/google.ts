@@ -88,6 +88,7 @@ export class GoogleLlm implements LlmProvider {
         headers: { 'x-goog-api-key': this.settings.credentials.api_key, 'content-type': 'application/json' },
         body: JSON.stringify(body),
         signal: request.signal,
+        classify: (status, text) => (status === 400 && text.includes('API_KEY_INVALID') ? 'unauthorized' : undefined),
       });
     } catch (error) {
       if (error instanceof AbortedByCaller) return;

@@ -21,7 +21,7 @@ test('barge-in: the caller talks over a long answer; clear within 300 ms of the 
   const interruption = await speechFrames('Wait, the morning one please.', CARRIER_FORMAT);
   const providers = new FakeProviders({
     stt: ['What options do I have?', 'Wait, the morning one please.'],
-    llm: [{ text: LONG_ANSWER, chunkMs: 20 }, { text: ['Great, the morning it is.'] }],
+    llm: [{ text: LONG_ANSWER, chunkMs: 800 }, { text: ['Great, the morning it is.'] }], // a sentence every 0.8 s: still streaming at the barge-in
   });
   const { platform, line, done } = await startCall(agentConfig(), providers);
   await agentDone(line, 1);

@@ -55,6 +55,7 @@ export class AgentTurn {
   }
 
   get ttsCharacters() { return this.#utterance.characters; }
+  get interrupted() { return this.#utterance.interrupted; }
 
   /** The greeting or the reprompt: fixed text, spoken and remembered as the agent's. */
   async speakFixed(text: string): Promise<void> {
@@ -94,6 +95,7 @@ export class AgentTurn {
 
   /** Barge-in (or the call's end while the agent speaks): stops at what was heard, and says so. */
   interrupt() {
+    if (this.#utterance.interrupted) return;
     this.#utterance.interrupt();
     this.#ctx.transport.agentSpeaking?.(false);
   }

@@ -156,12 +156,15 @@ export class CallSession {
   /** Barge-in: the caller talks over the agent (or over its thinking) for long enough. */
   #callerSpeaking(forMs: number) {
     const turn = this.#turn;
-    if (!turn || turn.finished || forMs < BARGE_IN_MS || this.#config.agent.interruptible === false) return;
+    if (!turn || turn.finished || turn.interrupted || forMs < BARGE_IN_MS || this.#config.agent.interruptible === false) return;
     turn.interrupt();
     this.#agentRecording?.dropFrom(this.callMs());
   }
 
   #callerTurnEnded(callerTurn: CallerTurn) {
+    const turn = this.#turn;
+    // A short "mm-hm" under the agent's speech neither stops nor starts a turn; its words go with the next one.
+    if (turn && !turn.finished && !turn.interrupted && callerTurn.endMs - callerTurn.startMs < BARGE_IN_MS) return;
     if (this.#turn && !this.#turn.finished && this.#config.agent.interruptible === false) {
       this.#unanswered.push(callerTurn); // answered once the agent finished speaking
       return;

@@ -1,6 +1,7 @@
 /** Starts one engine call against the in-memory stand-ins. */
 import { basicConverter, loadBasicConverter } from '../../src/engine/basic-audio.ts';
-import { CallSession } from '../../src/engine/call-session.ts';
+import { CallSession, SILENCE_REPROMPT } from '../../src/engine/call-session.ts';
+import { substituteVariables } from '../../src/engine/text.ts';
 import { DEFAULT_PRICES } from '../../src/engine/prices.ts';
 import { CARRIER_FORMAT, type AudioFormat } from '../../src/providers/types.ts';
 import type { RuntimeCallConfig } from '../../src/platform/call-platform.ts';
@@ -8,6 +9,8 @@ import { FakePlatform, FakeProviders, PhoneLine, until } from './fakes.ts';
 
 export async function startCall(config: RuntimeCallConfig, providers: FakeProviders, format: AudioFormat = CARRIER_FORMAT) {
   await loadBasicConverter();
+  const greeting = config.agent.first_message ? substituteVariables(config.agent.first_message, config.variables) : '';
+  await providers.prepare([greeting, SILENCE_REPROMPT].filter(Boolean), format.sampleRate);
   const platform = new FakePlatform(config);
   const line = new PhoneLine(format);
   const session = new CallSession({

@@ -14,6 +14,8 @@ import type { CallTransport, TransportHandlers } from '../../src/engine/types.ts
 import { AudioPacer } from '../../src/transports/pacer.ts';
 import { pcmToMulaw } from '../../src/engine/basic-audio.ts';
 import { silenceFrame, speechPcm } from './speech.ts';
+import { SentenceSplitter } from '../../src/engine/text.ts';
+import { SILENCE_REPROMPT } from '../../src/engine/call-session.ts';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -42,6 +44,19 @@ export class FakeProviders implements Providers {
   constructor(script: { stt: string[]; llm: LlmScriptStep[] }) {
     this.sttTexts = [...script.stt];
     this.llmScript = [...script.llm];
+  }
+
+  /**
+   * Speaks every sentence the script will need before the call: eSpeak runs synchronously, and a
+   * sentence made during the call would stall the event loop like no real TTS does.
+   */
+  async prepare(fixedTexts: string[], sampleRate: number) {
+    const sentences = [...fixedTexts];
+    for (const step of this.llmScript) {
+      const splitter = new SentenceSplitter();
+      sentences.push(...splitter.push((step.text ?? []).join('')), ...splitter.end());
+    }
+    for (const sentence of sentences) await speechPcm(sentence, sampleRate);
   }
 
   stt = {

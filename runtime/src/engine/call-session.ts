@@ -100,6 +100,7 @@ export class CallSession {
       this.#resolve({ endReason: 'error', report: {} });
       return this.done;
     }
+    if (this.#ended) return this.done; // the caller hung up while the call was loading
     const { agent, variables } = this.#config;
     this.#messages.push({ role: 'system', content: substituteVariables(agent.system_prompt ?? '', variables) });
     this.#report({ status: 'in_progress' });

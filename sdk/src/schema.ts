@@ -1701,7 +1701,13 @@ export interface components {
          *       "api_key": {
          *         "key_id": "example",
          *         "client_id": "example",
-         *         "role": "admin"
+         *         "role": "admin",
+         *         "scopes": [
+         *           "example"
+         *         ],
+         *         "allowed_ips": [
+         *           "example"
+         *         ]
          *       },
          *       "organizations": [
          *         {
@@ -1727,6 +1733,10 @@ export interface components {
                  * @enum {unknown}
                  */
                 role: "admin" | "agent_manager" | "user";
+                /** @description Permissions the key is narrowed to; empty: everything its role holds */
+                scopes: string[];
+                /** @description Networks (CIDR) the key is accepted from; empty: any address */
+                allowed_ips: string[];
             };
             organizations: {
                 organization_id: string;
@@ -1753,7 +1763,13 @@ export interface components {
          *         "api_key": {
          *           "key_id": "example",
          *           "client_id": "example",
-         *           "role": "admin"
+         *           "role": "admin",
+         *           "scopes": [
+         *             "example"
+         *           ],
+         *           "allowed_ips": [
+         *             "example"
+         *           ]
          *         },
          *         "organizations": [
          *           {

@@ -164,6 +164,13 @@ export function metrics(env: Env): MetricsConfig {
   };
 }
 
+/** `MCP_TOKEN`: long enough not to be guessed over the network (the MCP server may listen beyond loopback with it). */
+export function mcpToken(env: Env): string | undefined {
+  const token = env.MCP_TOKEN || undefined;
+  if (token !== undefined && (token.length < 16 || /\s/.test(token))) throw new ConfigError('MCP_TOKEN must be at least 16 characters, without spaces (e.g. openssl rand -base64 32)');
+  return token;
+}
+
 /**
  * With NODE_ENV=production, the conveniences of the embedded defaults that would be unsafe for
  * customers refuse to start unless each is allowed by name: the identity provider's secret and the

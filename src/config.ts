@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AllowedNetworks } from './adapters/http/outbound-addresses.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
-import { adminEmail, allowedNetworks, trustProxy, embedder, encryptionKey, mail, metrics, payments, refuseUnsafeProduction, runtime, sip, storage, webhooks } from './config-sections.ts';
+import { adminEmail, allowedNetworks, trustProxy, embedder, encryptionKey, mail, mcpToken, metrics, payments, refuseUnsafeProduction, runtime, sip, storage, webhooks } from './config-sections.ts';
 
 export { ConfigError } from './config-readers.ts';
 
@@ -45,6 +45,8 @@ export interface Config {
   payments: PaymentsConfig;
   webhooks: WebhooksConfig;
   metrics: MetricsConfig;
+  /** Bearer token `switchboard mcp --http` requires (`MCP_TOKEN`); one is generated at start when absent. */
+  mcpToken: string | undefined;
 }
 
 /** Where `/metrics` is served (src/core/http/metrics.ts). */
@@ -206,5 +208,6 @@ export function loadConfig(env: Env = process.env): Config {
     payments: payments(env, publicBaseUrl),
     webhooks: webhooks(env),
     metrics: metrics(env),
+    mcpToken: mcpToken(env),
   };
 }

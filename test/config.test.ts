@@ -33,4 +33,11 @@ describe('configuration guards', () => {
     assert.deepEqual(loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 't' }).metrics, { port: 9464, token: 't' });
     assert.throws(() => loadConfig({ METRICS_PORT: 'ninety' }), ConfigError);
   });
+
+  test('MCP_TOKEN: absent (one is generated at start), or at least 16 characters without spaces', () => {
+    assert.equal(loadConfig({}).mcpToken, undefined);
+    assert.equal(loadConfig({ MCP_TOKEN: 'abcdefghijklmnop' }).mcpToken, 'abcdefghijklmnop');
+    assert.throws(() => loadConfig({ MCP_TOKEN: 'short' }), refusedFor(/MCP_TOKEN/));
+    assert.throws(() => loadConfig({ MCP_TOKEN: 'sixteen chars with spaces' }), refusedFor(/MCP_TOKEN/));
+  });
 });

@@ -204,7 +204,7 @@ export interface paths {
         put?: never;
         /**
          * Invite an address with a role (not above your own); expires after 7 days; the email goes through the configured mailer
-         * @description Invite an address with a role (not above your own); expires after 7 days; the email goes through the configured mailer
+         * @description With an API key, the invitee may hold nothing the key lacks: a key narrowed by scopes invites only a role whose every permission it lists (403 scope_missing), and a key with allowed_ips invites no one (403 allowed_ips_too_wide).
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -1701,7 +1701,13 @@ export interface components {
          *       "api_key": {
          *         "key_id": "example",
          *         "client_id": "example",
-         *         "role": "admin"
+         *         "role": "admin",
+         *         "scopes": [
+         *           "example"
+         *         ],
+         *         "allowed_ips": [
+         *           "example"
+         *         ]
          *       },
          *       "organizations": [
          *         {
@@ -1727,6 +1733,10 @@ export interface components {
                  * @enum {unknown}
                  */
                 role: "admin" | "agent_manager" | "user";
+                /** @description Permissions the key is narrowed to; empty: everything its role holds */
+                scopes: string[];
+                /** @description Networks (CIDR) the key is accepted from; empty: any address */
+                allowed_ips: string[];
             };
             organizations: {
                 organization_id: string;
@@ -1753,7 +1763,13 @@ export interface components {
          *         "api_key": {
          *           "key_id": "example",
          *           "client_id": "example",
-         *           "role": "admin"
+         *           "role": "admin",
+         *           "scopes": [
+         *             "example"
+         *           ],
+         *           "allowed_ips": [
+         *             "example"
+         *           ]
          *         },
          *         "organizations": [
          *           {
@@ -2032,9 +2048,9 @@ export interface components {
              * @description Must be in the future
              */
             expires_at?: string;
-            /** @description Permission strings (e.g. calls:read) the key is narrowed to: a request needs the role and the scope (403 scope_missing). Empty or absent: the role's permissions */
+            /** @description Permission strings (e.g. calls:read) the key is narrowed to: a request needs the role and the scope (403 scope_missing). Empty or absent: the role's permissions. A key created with a key narrowed by scopes must list scopes, each among that key's (403 scope_missing) */
             scopes?: string[];
-            /** @description IPv4/IPv6 addresses or CIDR networks the key is accepted from (403 ip_not_allowed otherwise). Empty or absent: any address */
+            /** @description IPv4/IPv6 addresses or CIDR networks the key is accepted from (403 ip_not_allowed otherwise). Empty or absent: any address. A key created with a key that has allowed_ips must list networks, each inside one of that key's (403 allowed_ips_too_wide) */
             allowed_ips?: string[];
         };
         /**

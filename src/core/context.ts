@@ -14,6 +14,16 @@ export interface RequestContext {
   /** The client's address and user agent, as the audit log records them. */
   ip?: string;
   userAgent?: string;
+  /**
+   * For an API key: what it is narrowed to (empty lists: its whole role, any address). Absent for a
+   * signed-in user. What the key hands on stays within it (core/auth/ceiling.ts).
+   */
+  narrowing?: KeyNarrowing;
+}
+
+export interface KeyNarrowing {
+  scopes: readonly string[];
+  allowedIps: readonly string[];
 }
 
 /** A caller identified but not bound to an organization (e.g. `GET /api/auth/me`). */

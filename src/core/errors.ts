@@ -57,6 +57,10 @@ export const Errors = {
   linkExpired: () => new AppError(403, 'link_expired', 'The link has expired'),
   /** An API key narrowed by `scopes` lacks the route's permission (extensions.md §6). */
   scopeMissing: (permission: string) => new AppError(403, 'scope_missing', `The API key's scopes do not include ${permission}`),
+  /** A key asked to hand on (to a new key or an invited member) permissions its own scopes do not include. */
+  scopeNotGrantable: (detail: string) => new AppError(403, 'scope_missing', detail),
+  /** A key with `allowed_ips` asked to hand on access from addresses outside them. */
+  allowedIpsTooWide: (detail: string) => new AppError(403, 'allowed_ips_too_wide', detail),
   /** An API key with `allowed_ips` used from another address. */
   ipNotAllowed: () => new AppError(403, 'ip_not_allowed', "The request's address is not in the API key's allowed_ips"),
   userTokenRequired: () =>

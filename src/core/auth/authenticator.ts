@@ -44,7 +44,8 @@ export class Authenticator {
     if (orgHeader === undefined || orgHeader === '') throw Errors.organizationRequired();
     if (principal.apiKey) {
       if (principal.apiKey.orgId !== orgHeader) throw Errors.organizationForbidden();
-      return { orgId: orgHeader, actor: principal.actor, role: principal.apiKey.role, requestId: principal.requestId };
+      const { role, scopes, allowedIps } = principal.apiKey;
+      return { orgId: orgHeader, actor: principal.actor, role, requestId: principal.requestId, narrowing: { scopes, allowedIps } };
     }
     const role = await this.#users.membershipRole(orgHeader, principal.actor.userId);
     if (!role || !isRole(role)) throw Errors.organizationForbidden();

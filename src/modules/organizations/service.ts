@@ -153,7 +153,10 @@ export class OrganizationService {
       created_at: iso(user.createdAt),
       authenticated_with: principal.actor.type,
       ...(principal.actor.type === 'api_key'
-        ? { api_key: { key_id: principal.actor.keyId, client_id: principal.apiKey!.orgId, role: principal.apiKey!.role } }
+        ? { api_key: {
+          key_id: principal.actor.keyId, client_id: principal.apiKey!.orgId, role: principal.apiKey!.role,
+          scopes: principal.apiKey!.scopes, allowed_ips: principal.apiKey!.allowedIps,
+        } }
         : {}),
       organizations: memberships.map((m) => ({
         organization_id: m.organizationId,

@@ -13,6 +13,7 @@ import { registerInputGuards } from './core/http/input-guards.ts';
 import { registerIdempotency } from './core/http/idempotency.ts';
 import { registerHttpMetrics } from './core/http/metrics.ts';
 import { nameSchemas } from './core/http/openapi.ts';
+import { declareResponseHeaders, documentRoute } from './core/http/openapi-contract.ts';
 import { OPENAPI_INFO } from './core/http/openapi-info.ts';
 import { ErrorBody } from './core/schemas.ts';
 import { agentRoutes } from './modules/agents/routes.ts';
@@ -73,7 +74,17 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
  * server process and the tests build it the same way. Whoever built the services closes them after
  * the app, unless `closeServices` hands them to the app's close.
  */
-export async function buildApp(services: Services, options: { closeServices?: boolean } = {}): Promise<FastifyInstance> {
+export interface BuildAppOptions {
+  /** The app's close closes the services too. */
+  closeServices?: boolean;
+  /** Runs before the routes are registered (the tests check every answer against the OpenAPI document). */
+  instrument?: (app: FastifyInstance) => void;
+}
+
+export async function buildApp(
+  services: Services,
+  options: BuildAppOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
     genReqId: (req) => {
@@ -103,7 +114,8 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   await app.register(swagger, {
     openapi: OPENAPI_INFO as never,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    transformObject: (documents) => nameSchemas(('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, never>),
+    transform: documentRoute as never,
+    transformObject: (documents) => declareResponseHeaders(nameSchemas(('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, never>)),
   });
 
   // Every route that needs a credential says so in the OpenAPI document.
@@ -131,6 +143,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   registerHttpMetrics(app, services.metrics, config.metrics);
   registerAuth(app, services.authenticator, await createRequestLimiter(app, config.rateLimit, services.adapters.redis));
   registerIdempotency(app, services.idempotency);
+  options.instrument?.(app);
   await app.register(systemRoutes(services.system));
   await app.register(sessionRoutes(services.sessions, { publicBaseUrl: config.publicBaseUrl }));
   await app.register(organizationRoutes(services.organizations, services.members));

@@ -3,7 +3,6 @@
  * windowed-sinc kernel, so going down removes what the lower rate cannot hold instead of folding it
  * back as aliasing, which is what dropping samples would do.
  */
-// @ts-expect-error: the package ships no typings; its Emscripten factory is described below.
 import createSpeexModule from '@echogarden/speex-resampler-wasm';
 
 interface SpeexModule {

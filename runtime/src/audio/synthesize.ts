@@ -20,7 +20,6 @@ const cache = new Map<string, Promise<Buffer>>();
 
 function espeak(): Promise<EspeakWorker> {
   worker ??= (async () => {
-    // @ts-expect-error: the package ships no typings; EspeakModule above is the part used.
     const { default: createModule } = await import('@echogarden/espeak-ng-emscripten');
     const module = (await (createModule as () => Promise<EspeakModule>)()) as EspeakModule;
     const instance = new module.eSpeakNGWorker();

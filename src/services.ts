@@ -43,6 +43,7 @@ import { callExportJobs, CallExportService } from './modules/calls/exports.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { idempotencyJobs } from './modules/idempotency/jobs.ts';
 import { IntegrationService } from './modules/integrations/service.ts';
+import { validateProvider } from '@switchboard/runtime';
 import { InvitationEmailer } from './modules/invitations/emailer.ts';
 import { invitationJobs } from './modules/invitations/jobs.ts';
 import { InvitationService } from './modules/invitations/service.ts';
@@ -197,12 +198,14 @@ export async function buildServices(config: Config, database: Database, options:
   const audit = new AuditService({ db });
   const apiKeys = new ApiKeyService({ db, revocations: credentials.revocations, outbox, audit });
   const organizations = new OrganizationService({ db, audit });
-  const agents = new AgentService({ db, outbox, audit });
+  const integrations = new IntegrationService({
+    db, secrets: adapters.secrets, carrier: adapters.carrier, audit, providers: { validate: validateProvider }, allowedNetworks: config.allowedNetworks,
+  });
+  const agents = new AgentService({ db, outbox, audit, integrations });
   const analytics = new AnalyticsService({ database });
   const billing = new BillingService({ db, provider: adapters.payments, creditsPerDollar: config.creditsPerDollar, organizations, log, outbox, audit });
   const dataSettings = new DataSettingsService({ db, audit });
   const limits = new LimitsService({ db, rateLimitPerMinute: config.rateLimit.perMinute });
-  const integrations = new IntegrationService({ db, secrets: adapters.secrets, carrier: adapters.carrier, audit });
   const indexer = new DocumentIndexer({ db, store: adapters.store, embedder: adapters.embedder, retryLimit: config.jobs.retryLimit, outbox });
   const emailer = new InvitationEmailer({ db, mailer: adapters.mailer, publicBaseUrl: config.publicBaseUrl, organizations });
   const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);

@@ -1,0 +1,1 @@
+export { validateProvider, type ProviderCredentialsInput } from './providers/validate.ts';

@@ -266,6 +266,10 @@ export class CallService {
       changes.totalCost = roundCredits(input.total_cost);
     }
     if (input.duration_seconds !== undefined) changes.durationSeconds = input.duration_seconds;
+    if (input.latency_p50_ms !== undefined) changes.latencyP50Ms = input.latency_p50_ms;
+    if (input.latency_p95_ms !== undefined) changes.latencyP95Ms = input.latency_p95_ms;
+    if (input.agent_version !== undefined) changes.agentVersion = input.agent_version;
+    if (input.error !== undefined) changes.error = input.error;
     if (final) {
       const endTime = time(input.end_time, 'end_time') ?? new Date();
       if (startTime && endTime < startTime) {

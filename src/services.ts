@@ -43,6 +43,8 @@ import { callExportJobs, CallExportService } from './modules/calls/exports.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { idempotencyJobs } from './modules/idempotency/jobs.ts';
 import { IntegrationService } from './modules/integrations/service.ts';
+import { RuntimeService } from './modules/runtime/service.ts';
+import { CallTokens } from './core/auth/call-tokens.ts';
 import { validateProvider } from '@switchboard/runtime';
 import { InvitationEmailer } from './modules/invitations/emailer.ts';
 import { invitationJobs } from './modules/invitations/jobs.ts';
@@ -94,6 +96,9 @@ export interface Services {
   agents: AgentService;
   tools: ToolService;
   integrations: IntegrationService;
+  /** What a voice runtime reads and calls with a call token (extensions.md §10). */
+  runtime: RuntimeService;
+  callTokens: CallTokens;
   phoneNumbers: PhoneNumberService;
   knowledgeBase: KnowledgeBaseService;
   calls: CallService;
@@ -235,6 +240,9 @@ export async function buildServices(config: Config, database: Database, options:
     database, queue, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl, audit, log, retryLimit: config.jobs.retryLimit,
   });
   const dialerNow = now ?? (() => new Date());
+  // Signed with the embedded secret whatever signs user tokens: only this server issues call tokens.
+  const callTokens = new CallTokens(resolveSessionSecret(config.jwt, config.dataDir));
+  const tools = new ToolService({ db, allowedNetworks: config.allowedNetworks, audit });
   // A call of a campaign that ends moves its contact in the call's own transaction.
   calls.onCallEnded(new CampaignOutcomes({ now: dialerNow, outbox }));
   const dialing = new OutboundDialing({
@@ -248,21 +256,23 @@ export async function buildServices(config: Config, database: Database, options:
 
   return {
     config, database, log, queue, adapters,
-    authenticator: new Authenticator({ keys: credentials.keys, users: new UserAccounts({ db }), tokens: adapters.tokens }),
+    authenticator: new Authenticator({ keys: credentials.keys, users: new UserAccounts({ db }), tokens: adapters.tokens, calls: callTokens }),
     system: new SystemService({ database }),
     organizations,
     members: new MemberService({ db, apiKeys, outbox, audit }),
     invitations,
     apiKeys,
     agents,
-    tools: new ToolService({ db, allowedNetworks: config.allowedNetworks, audit }),
+    tools,
     integrations,
+    runtime: new RuntimeService({ calls, agents, integrations, tools }),
+    callTokens,
     phoneNumbers,
     knowledgeBase: new KnowledgeBaseService({ database, queue, store: adapters.store, embedder: adapters.embedder, agents, audit }),
     calls,
     dialing,
     telephony: new TelephonyService({
-      db, calls, agents, integrations, urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, runtime: config.runtime, log,
+      db, calls, agents, integrations, urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, runtime: config.runtime, log, callTokens,
     }),
     recordings: new RecordingService({
       db, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl,

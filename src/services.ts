@@ -243,6 +243,11 @@ export async function buildServices(config: Config, database: Database, options:
   // Signed with the embedded secret whatever signs user tokens: only this server issues call tokens.
   const callTokens = new CallTokens(resolveSessionSecret(config.jwt, config.dataDir));
   const tools = new ToolService({ db, allowedNetworks: config.allowedNetworks, audit });
+  const telephony = new TelephonyService({
+    db, calls, agents, integrations, urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, runtime: config.runtime, log, callTokens, carrier: adapters.carrier,
+  });
+  // The runtime's final report hangs up (or transfers) a carrier leg that is still up, after its commit.
+  calls.onFinalReport(telephony);
   // A call of a campaign that ends moves its contact in the call's own transaction.
   calls.onCallEnded(new CampaignOutcomes({ now: dialerNow, outbox }));
   const dialing = new OutboundDialing({
@@ -271,9 +276,7 @@ export async function buildServices(config: Config, database: Database, options:
     knowledgeBase: new KnowledgeBaseService({ database, queue, store: adapters.store, embedder: adapters.embedder, agents, audit }),
     calls,
     dialing,
-    telephony: new TelephonyService({
-      db, calls, agents, integrations, urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, runtime: config.runtime, log, callTokens,
-    }),
+    telephony,
     recordings: new RecordingService({
       db, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl,
       tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes, audit, outbox,

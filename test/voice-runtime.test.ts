@@ -241,12 +241,18 @@ describe('voice runtime: server side', () => {
   });
 });
 
+/** One call per organization for the matrices (a call per request would meet the concurrency limit). */
+const matrixCalls = new Map<string, Promise<string>>();
+const matrixCall = (org: TestOrg) => {
+  if (!matrixCalls.has(org.orgId)) matrixCalls.set(org.orgId, createAgent(org).then((a) => createCall(org, a.agent_id)).then((c) => c.call_sid as string));
+  return matrixCalls.get(org.orgId)!;
+};
 runAuthMatrix({
   method: 'GET', route: '/api/runtime/calls/{call_sid}', permission: 'runtime:call',
-  path: async (org) => `/api/runtime/calls/${(await createCall(org, (await createAgent(org)).agent_id)).call_sid}`,
+  path: async (org) => `/api/runtime/calls/${await matrixCall(org)}`,
 });
 runAuthMatrix({
   method: 'POST', route: '/api/runtime/calls/{call_sid}/tools/{tool_name}', permission: 'runtime:call',
-  path: async (org) => `/api/runtime/calls/${(await createCall(org, (await createAgent(org)).agent_id)).call_sid}/tools/lookup`,
+  path: async (org) => `/api/runtime/calls/${await matrixCall(org)}/tools/lookup`,
   body: () => ({ arguments: {} }),
 });

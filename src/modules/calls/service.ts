@@ -57,6 +57,14 @@ export interface CallEndListener {
   callEnded(within: Executor, orgId: string, call: { callSid: string; campaignId: string | null; status: string }): Promise<void>;
 }
 
+/**
+ * Told after the transaction of a runtime's final report committed (never inside it: the listener
+ * calls the carrier): telephony hangs up or transfers the carrier leg that is still up.
+ */
+export interface FinalReportListener {
+  finalReported(orgId: string, call: CallRow): Promise<void>;
+}
+
 /** A call a campaign's dialer creates (outbound, queued), in the dialer's transaction. */
 export interface CampaignCall {
   callSid: string;
@@ -112,6 +120,7 @@ export class CallService {
   readonly #deps: CallDeps;
   readonly #calls: CallRepository;
   readonly #endListeners: CallEndListener[] = [];
+  readonly #finalReportListeners: FinalReportListener[] = [];
   constructor(deps: CallDeps) {
     this.#deps = deps;
     this.#db = deps.database.db;
@@ -149,6 +158,11 @@ export class CallService {
     await this.#deps.outbox.emit(tx, orgId, 'call.created', toCall(created), { agentId: created.agentId });
     if (admitted) return { call: created, admitted };
     return { call: await this.applyReport(tx, orgId, created.callSid, { status: 'failed', end_reason: 'error' }), admitted };
+  }
+
+  /** Registers a listener of the runtime's final reports, run after their commit (the composition root binds telephony). */
+  onFinalReport(listener: FinalReportListener): void {
+    this.#finalReportListeners.push(listener);
   }
 
   /** Registers a listener of final statuses (the composition root binds campaigns here). */
@@ -196,11 +210,14 @@ export class CallService {
 
   /** The runtime's report (`PATCH /api/calls/{call_sid}`). */
   async update(ctx: RequestContext, callSid: string, input: UpdateInput): Promise<CallView> {
-    return toCall(await this.#db.transaction(async (tx) => {
-      const call = await this.applyReport(tx, ctx.orgId, callSid, input);
+    const call = await this.#db.transaction(async (tx) => {
+      const updated = await this.applyReport(tx, ctx.orgId, callSid, input);
       await this.#deps.audit.record(tx, ctx, { action: 'call.update', resourceType: 'call', resourceId: callSid, changedFields: Object.keys(input) });
-      return call;
-    }));
+      return updated;
+    });
+    // This report ended the call (an ended one is refused above), so the carrier had not ended it: its leg is still up.
+    if (isFinal(call.status)) for (const listener of this.#finalReportListeners) await listener.finalReported(ctx.orgId, call);
+    return toCall(call);
   }
 
   /**

@@ -8,7 +8,8 @@ import type { IntegrationService } from '../integrations/service.ts';
 import { TelephonyRepository, type TelephonyCall, type TelephonyNumber } from './repository.ts';
 import { verifyCarrierSignature } from './signature.ts';
 import type { CallTokens } from '../../core/auth/call-tokens.ts';
-import { connectStream, dialSip, reject } from './twiml.ts';
+import type { CarrierClient } from '../../adapters/carrier/carrier-client.ts';
+import { connectStream, dialSip, escapeXml, reject } from './twiml.ts';
 
 /** A request of the carrier to one of its webhooks. */
 export interface CarrierRequest {
@@ -61,6 +62,8 @@ export interface TelephonyDeps {
   urls: { voice: string; status: string };
   runtime: RuntimeTargets;
   log: Logger;
+  /** Hangs up and transfers the carrier legs of calls the runtime ended. */
+  carrier: Pick<CarrierClient, 'updateCall'>;
   /** Issues the token each connected call's runtime acts with. */
   callTokens: Pick<CallTokens, 'issue'>;
 }
@@ -175,6 +178,27 @@ export class TelephonyService {
     await this.#deps.db.transaction((tx) => this.#deps.calls.applyReport(tx, call.clientId, call.callSid, { status: 'failed', end_reason: 'error', error }))
       .catch((err: unknown) => { if (!(err instanceof AppError && err.code === 'call_finalized')) throw err; });
     return reject();
+  }
+
+  /**
+   * After the runtime's final report of a carrier call whose leg is still up: hangs it up through
+   * the carrier's REST API, or, ended `transferred`, dials the agent's transfer number into it.
+   * A carrier that refuses is logged: the call is already ended and billed.
+   */
+  async finalReported(orgId: string, call: { callSid: string; agentId: string; callType: string; fromNumber: string | null; toNumber: string; providerCallSid: string | null; endReason: string | null }): Promise<void> {
+    if (!call.providerCallSid) return;
+    const number = await this.#lookups.numberOf(orgId, (call.callType === 'outbound' ? call.fromNumber : call.toNumber) ?? '');
+    const integration = number?.provider === 'carrier_a' && number.integrationId ? await this.#lookups.integration(orgId, number.integrationId) : undefined;
+    if (!integration) return;
+    const agent = call.endReason === 'transferred' ? await this.#deps.agents.requireAgent(orgId, call.agentId).catch(() => undefined) : undefined;
+    const change = agent?.transferNumber
+      ? { twiml: `<Response><Dial>${escapeXml(agent.transferNumber)}</Dial></Response>` }
+      : { status: 'completed' as const };
+    try {
+      await this.#deps.carrier.updateCall(this.#deps.integrations.credentialsOf(integration), call.providerCallSid, change);
+    } catch (err) {
+      this.#deps.log.warn({ err, callSid: call.callSid }, 'the carrier did not take the end of a call the runtime reported');
+    }
   }
 
   /** 403 unless the request is signed with the auth token of the integration the number was imported through. */

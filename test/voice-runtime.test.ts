@@ -8,7 +8,7 @@ import { startCarrierStandIn, type CarrierStandIn } from './helpers/carrier-stan
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { buildTestApp, TEST_JWT_SECRET, testConfig, testEnv } from './helpers/env.ts';
 import { asRole, createAgent, createOrg, userToken, type TestOrg } from './helpers/fixtures.ts';
-import { createCall } from './helpers/calls.ts';
+import { balanceOf, createCall, grantCredits } from './helpers/calls.ts';
 import { carrierCallSid, carrierNumber, children, parseTwiml, postCarrierForm } from './helpers/telephony.ts';
 import { startReceiver } from './helpers/webhook-receiver.ts';
 
@@ -229,6 +229,36 @@ describe('voice runtime: server side', () => {
     const callToken = await sign({});
     const asSession = await app.inject({ url: '/api/auth/me', headers: { authorization: `Bearer ${callToken}` } });
     assert.equal(asSession.statusCode, 403);
+  });
+
+  test("the runtime's final report hangs up the carrier leg, or transfers it; the carrier's later status bills nothing twice", async () => {
+    const org = await createOrg();
+    await grantCredits(org.orgId, 100);
+    const started = await balanceOf(org.orgId);
+    for (const endReason of ['tool_end_call', 'transferred'] as const) {
+      const { phoneNumber, agentId } = await carrierNumber(app, carrier, org);
+      await app.inject({ method: 'PATCH', url: `/api/agents/${agentId}`, headers: asRole(org, 'admin'), payload: { transfer_number: '+14155550123' } });
+      const carrierSid = carrierCallSid();
+      const params = { CallSid: carrierSid, AccountSid: carrier.account.sid, From: '+14155550199', To: phoneNumber, CallStatus: 'ringing', Direction: 'inbound' };
+      const answer = parseTwiml((await postCarrierForm(app, '/api/telephony/carrier_a/voice', VOICE_URL, carrier.account.token, params)).body);
+      const stream = children(children(answer.documentElement, 'Connect')[0]!, 'Stream')[0]!;
+      const p = Object.fromEntries(children(stream, 'Parameter').map((n) => [n.getAttribute('name')!, n.getAttribute('value')!]));
+      const cost = { stt: 1, llm: 2, tts: 3, telephony: 1.5, platform: 0.5 };
+      const report = await app.inject({ method: 'PATCH', url: `/api/calls/${p.call_sid}`, headers: bearer(org, p.token!),
+        payload: { status: 'completed', end_reason: endReason, cost_breakdown: cost, duration_seconds: 42 } });
+      assert.equal(report.statusCode, 200, report.body);
+      const update = carrier.callUpdates.find((u) => u.callSid === carrierSid);
+      assert.deepEqual(update, endReason === 'transferred'
+        ? { callSid: carrierSid, status: null, twiml: '<Response><Dial>+14155550123</Dial></Response>' }
+        : { callSid: carrierSid, status: 'completed', twiml: null });
+      // The carrier then reports the end: the call keeps the runtime's report and is billed once.
+      const statusUrl = `${PUBLIC}/api/telephony/carrier_a/status`;
+      const done = await postCarrierForm(app, '/api/telephony/carrier_a/status', statusUrl, carrier.account.token, { ...params, CallStatus: 'completed', CallDuration: '44' });
+      assert.equal(done.statusCode, 200, done.body);
+      const call = (await app.inject({ url: `/api/calls/${p.call_sid}`, headers: asRole(org, 'user') })).json().data;
+      assert.deepEqual([call.status, call.end_reason, call.total_cost, call.duration_seconds, call.billing_status], ['completed', endReason, 8, 42, 'billed']);
+    }
+    assert.equal(await balanceOf(org.orgId), started - 16, 'two calls of 8 credits, each billed once');
   });
 
   test('RUNTIME=off and no runtime URL: the call is refused and its error says why', async () => {

@@ -28,7 +28,10 @@ export const ToolInvocation = Type.Object(
     status: Nullable(Type.Integer({ minimum: 100, maximum: 599, description: "The webhook's HTTP status; null when it did not answer (or a built-in)" })),
     duration_ms: Ms,
   },
-  { title: 'ToolInvocation', additionalProperties: false, description: 'On role tool turns' },
+  {
+    title: 'ToolInvocation', additionalProperties: false, description: 'On role tool turns',
+    examples: [{ name: 'lookup_order', arguments: { order_id: 'A-1' }, result: { shipped: true }, status: 200, duration_ms: 180 }],
+  },
 );
 
 export const TurnLatency = Type.Object(

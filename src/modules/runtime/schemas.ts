@@ -28,7 +28,10 @@ export const RuntimeFunction = Type.Object({
   name: Type.String(),
   description: Type.String(),
   parameters: Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema of the arguments (type object)' }),
-}, { title: 'RuntimeFunction' });
+}, {
+  title: 'RuntimeFunction',
+  examples: [{ name: 'lookup_order', description: 'Finds an order', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }],
+});
 
 export const RuntimeCall = Type.Object({
   call: Call,
@@ -40,11 +43,11 @@ export const RuntimeCall = Type.Object({
 
 export const RuntimeToolBody = Type.Object({
   arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'What the language model called the tool with' })),
-}, { title: 'RuntimeToolBody', additionalProperties: false });
+}, { title: 'RuntimeToolBody', additionalProperties: false, examples: [{ arguments: { order_id: 'A-1' } }] });
 
 export const RuntimeToolResult = Type.Object({
   status: Nullable(Type.Integer({ description: "The webhook's HTTP status; null when it did not answer" })),
   body: Type.Unknown({ description: 'The answer: JSON as its value, other text as text (first 4 KB)' }),
   duration_ms: Type.Integer(),
   error: Nullable(Type.String({ description: 'Why there is no answer (timeout, connection refused)' })),
-}, { title: 'RuntimeToolResult' });
+}, { title: 'RuntimeToolResult', examples: [{ status: 200, body: { shipped: true }, duration_ms: 180, error: null }] });

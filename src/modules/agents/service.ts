@@ -11,6 +11,9 @@ import { iso } from '../../core/schemas.ts';
 import { AgentRepository, type LinkKind, type AgentRow, type NewAgentRow } from './repository.ts';
 import type { Agent, AgentSummary, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
 
+// The full agent's schema, for the modules that answer it (the voice runtime's call configuration).
+export { Agent as AgentSchema } from './schemas.ts';
+
 type AgentSummaryView = Static<typeof AgentSummary>;
 type AgentView = Static<typeof Agent>;
 type CreateInput = Static<typeof CreateAgentBody>;

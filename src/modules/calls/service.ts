@@ -21,6 +21,8 @@ import { METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type 
 import { isFinal, statusStage, toCall } from './views.ts';
 
 export type { CallStatus };
+// The call's schemas, for the modules that answer a call (the voice runtime's call configuration).
+export { Call as CallSchema, CallVariables } from './schemas.ts';
 // The values of a call's status and type, for the analytics' filters.
 export { CALL_STATUSES, CALL_TYPES, FINAL_STATUSES } from './schemas.ts';
 // The call as the API shows it, and the status rules, for the modules that meet calls through this service.

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { Nullable, PathId } from '../../core/schemas.ts';
-import { Agent } from '../agents/schemas.ts';
-import { Call, CallVariables } from '../calls/schemas.ts';
+import { AgentSchema as Agent } from '../agents/service.ts';
+import { CallSchema as Call, CallVariables } from '../calls/service.ts';
 
 export const RuntimeCallParams = Type.Object({ call_sid: PathId('call_ + 20 letters and digits') });
 export const RuntimeToolParams = Type.Object({

@@ -29,6 +29,7 @@ import { organizationRoutes } from './modules/organizations/routes.ts';
 import { phoneNumberRoutes } from './modules/phone-numbers/routes.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 import { toolRoutes } from './modules/tools/routes.ts';
+import { runtimeRoutes } from './modules/runtime/routes.ts';
 import { dataSettingsRoutes } from './modules/data-settings/routes.ts';
 import { auditRoutes } from './modules/audit/routes.ts';
 import { limitsRoutes } from './modules/limits/routes.ts';
@@ -159,6 +160,7 @@ export async function buildApp(
   await app.register(billingRoutes(services.billing, { ...config.payments, publicBaseUrl: config.publicBaseUrl }));
   await app.register(analyticsRoutes(services.analytics));
   await app.register(toolRoutes(services.tools));
+  await app.register(runtimeRoutes(services.runtime));
   await app.register(dataSettingsRoutes(services.dataSettings));
   await app.register(auditRoutes(services.audit));
   await app.register(limitsRoutes(services.limits));

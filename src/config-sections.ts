@@ -148,7 +148,7 @@ export function webhooks(env: Env): WebhooksConfig {
 }
 
 /** RUNTIME_STREAM_URL (ws:// or wss://) and RUNTIME_SIP_URI (sip: or sips:), where carrier calls reach the voice runtime. */
-export function runtime(env: Env): RuntimeConfig {
+export function runtime(env: Env): Pick<RuntimeConfig, 'streamUrl' | 'sipUri'> {
   const streamUrl = env.RUNTIME_STREAM_URL || undefined;
   const sipUri = env.RUNTIME_SIP_URI || undefined;
   if (streamUrl && !/^wss?:\/\/[^\s]+$/.test(streamUrl)) throw new ConfigError(`RUNTIME_STREAM_URL must be a ws:// or wss:// URL, got "${streamUrl}"`);

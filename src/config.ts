@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AllowedNetworks } from './adapters/http/outbound-addresses.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
+import { voiceRuntime, type VoiceRuntimeConfig } from './config-voice-runtime.ts';
 import { adminEmail, allowedNetworks, trustProxy, embedder, encryptionKey, mail, mcpToken, metrics, payments, refuseUnsafeProduction, runtime, sip, storage, webhooks } from './config-sections.ts';
 
 export { ConfigError } from './config-readers.ts';
@@ -123,7 +124,7 @@ export interface CarrierConfig {
 }
 
 /** Where carrier calls are connected to the voice runtime: a media stream WebSocket, or a SIP address. */
-export interface RuntimeConfig {
+export interface RuntimeConfig extends VoiceRuntimeConfig {
   streamUrl: string | undefined;
   sipUri: string | undefined;
 }
@@ -191,7 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
       voiceUrl: url(env, 'CARRIER_A_VOICE_URL') ?? `${publicBaseUrl}/api/telephony/carrier_a/voice`,
       statusUrl: url(env, 'CARRIER_A_STATUS_URL') ?? `${publicBaseUrl}/api/telephony/carrier_a/status`,
     },
-    runtime: runtime(env),
+    runtime: { ...runtime(env), ...voiceRuntime(env, publicBaseUrl) },
     sip: sip(env),
     storage: storage(env),
     jobs: {

@@ -57,7 +57,9 @@ describe('telephony: carrier_a voice and status webhooks', () => {
     const parameters = Object.fromEntries(children(stream!, 'Parameter').map((p) => [p.getAttribute('name'), p.getAttribute('value')]));
     const made = await calls(org);
     assert.equal(made.length, 1);
-    assert.deepEqual(parameters, { call_sid: made[0]!.call_sid, agent_id: agentId });
+    // The call token (extensions.md §10) is checked by test/voice-runtime.test.ts.
+    assert.match(parameters.token ?? '', /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    assert.deepEqual({ ...parameters, token: undefined }, { call_sid: made[0]!.call_sid, agent_id: agentId, token: undefined });
     assert.deepEqual([made[0]!.call_type, made[0]!.status, made[0]!.to_number, made[0]!.from_number, made[0]!.agent_name], ['inbound', 'ringing', phoneNumber, '+14155550199', 'Front desk']);
   });
 
@@ -71,7 +73,9 @@ describe('telephony: carrier_a voice and status webhooks', () => {
     const uri = new URL(sip!.textContent!);
     const sid = (await calls(org))[0]!.call_sid;
     assert.equal(`${uri.protocol}${uri.pathname}`, 'sip:agent@runtime.example.test');
-    assert.deepEqual(Object.fromEntries(uri.searchParams), { 'X-Call-Sid': sid, 'X-Agent-Id': agentId });
+    const headers = Object.fromEntries(uri.searchParams);
+    assert.match(headers['X-Call-Token'] ?? '', /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    assert.deepEqual({ ...headers, 'X-Call-Token': undefined }, { 'X-Call-Sid': sid, 'X-Agent-Id': agentId, 'X-Call-Token': undefined });
   });
 
   test('a bad, missing or foreign signature is 403 and creates nothing; so is a changed parameter', async () => {

@@ -1049,6 +1049,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runtime/calls/{call_sid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a voice runtime needs for a call: the call, the full agent, variables, decrypted provider credentials and the tools as functions
+         * @description With the call token of this call only (`Authorization: Bearer <token>` from the stream's `<Parameter name="token">`); no API key or user role may call it.
+         */
+        get: operations["getRuntimeCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runtime/calls/{call_sid}/tools/{tool_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Calls one of the call's agent's webhook tools (its method, headers and timeout, under the outbound address rule)
+         * @description With the call token of this call only (`Authorization: Bearer <token>` from the stream's `<Parameter name="token">`); no API key or user role may call it.
+         */
+        post: operations["callRuntimeTool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/data": {
         parameters: {
             query?: never;
@@ -2270,7 +2310,14 @@ export interface components {
          *       ],
          *       "documentation_ids": [
          *         "doc_a1b2c3d4e5f6a7b8"
-         *       ]
+         *       ],
+         *       "stt_integration_id": "intg_a1b2c3d4e5f6",
+         *       "tts_integration_id": "intg_a1b2c3d4e5f6",
+         *       "llm_integration_id": "intg_a1b2c3d4e5f6",
+         *       "interruptible": true,
+         *       "end_call_enabled": true,
+         *       "transfer_number": "+14155550100",
+         *       "silence_timeout_seconds": 65
          *     }
          */
         CreateAgentBody: {
@@ -2313,6 +2360,29 @@ export interface components {
             tool_ids?: string[];
             /** @description Knowledge-base documents the agent searches (replaces the whole set) */
             documentation_ids?: string[];
+            /** @description The stt (or, for whisper, openai) integration serving stt_provider; null: the newest active one */
+            stt_integration_id?: string | null;
+            /** @description The tts integration serving tts_provider; null: the newest active one */
+            tts_integration_id?: string | null;
+            /** @description The llm integration serving llm_provider; null: the newest active one */
+            llm_integration_id?: string | null;
+            /**
+             * @description Caller speech stops the agent (barge-in)
+             * @default true
+             */
+            interruptible?: boolean;
+            /**
+             * @description The agent is offered the end_call tool
+             * @default true
+             */
+            end_call_enabled?: boolean;
+            /** @description Where transfer_call sends the caller (E.164); null: no transfer */
+            transfer_number?: string | null;
+            /**
+             * @description Seconds without caller speech before the call ends silence_timeout (one reprompt at half the time)
+             * @default 30
+             */
+            silence_timeout_seconds?: number;
         };
         /**
          * Agent
@@ -2343,7 +2413,14 @@ export interface components {
          *       ],
          *       "phone_number_ids": [
          *         "example"
-         *       ]
+         *       ],
+         *       "stt_integration_id": "example",
+         *       "tts_integration_id": "example",
+         *       "llm_integration_id": "example",
+         *       "interruptible": true,
+         *       "end_call_enabled": true,
+         *       "transfer_number": "+14155550100",
+         *       "silence_timeout_seconds": 1
          *     }
          */
         Agent: {
@@ -2370,6 +2447,13 @@ export interface components {
             tool_ids: string[];
             documentation_ids: string[];
             phone_number_ids: string[];
+            stt_integration_id: string | null;
+            tts_integration_id: string | null;
+            llm_integration_id: string | null;
+            interruptible: boolean;
+            end_call_enabled: boolean;
+            transfer_number: string | null;
+            silence_timeout_seconds: number;
         };
         /**
          * AgentResponse
@@ -2403,7 +2487,14 @@ export interface components {
          *         ],
          *         "phone_number_ids": [
          *           "example"
-         *         ]
+         *         ],
+         *         "stt_integration_id": "example",
+         *         "tts_integration_id": "example",
+         *         "llm_integration_id": "example",
+         *         "interruptible": true,
+         *         "end_call_enabled": true,
+         *         "transfer_number": "+14155550100",
+         *         "silence_timeout_seconds": 1
          *       }
          *     }
          */
@@ -2494,7 +2585,14 @@ export interface components {
          *       ],
          *       "documentation_ids": [
          *         "doc_a1b2c3d4e5f6a7b8"
-         *       ]
+         *       ],
+         *       "stt_integration_id": "intg_a1b2c3d4e5f6",
+         *       "tts_integration_id": "intg_a1b2c3d4e5f6",
+         *       "llm_integration_id": "intg_a1b2c3d4e5f6",
+         *       "interruptible": true,
+         *       "end_call_enabled": true,
+         *       "transfer_number": "+14155550100",
+         *       "silence_timeout_seconds": 65
          *     }
          */
         UpdateAgentBody: {
@@ -2520,6 +2618,48 @@ export interface components {
             tool_ids?: string[];
             /** @description Knowledge-base documents the agent searches (replaces the whole set) */
             documentation_ids?: string[];
+            /** @description The stt (or, for whisper, openai) integration serving stt_provider; null: the newest active one */
+            stt_integration_id?: string | null;
+            /** @description The tts integration serving tts_provider; null: the newest active one */
+            tts_integration_id?: string | null;
+            /** @description The llm integration serving llm_provider; null: the newest active one */
+            llm_integration_id?: string | null;
+            /** @description Caller speech stops the agent (barge-in) */
+            interruptible?: boolean;
+            /** @description The agent is offered the end_call tool */
+            end_call_enabled?: boolean;
+            /** @description Where transfer_call sends the caller (E.164); null: no transfer */
+            transfer_number?: string | null;
+            /** @description Seconds without caller speech before the call ends silence_timeout (one reprompt at half the time) */
+            silence_timeout_seconds?: number;
+        };
+        /**
+         * CarrierCredentials
+         * @description carrier_a (telephony); encrypted at rest, never returned
+         * @example {
+         *       "account_sid": "example",
+         *       "auth_token": "example"
+         *     }
+         */
+        CarrierCredentials: {
+            account_sid: string;
+            auth_token: string;
+        };
+        /**
+         * ProviderCredentials
+         * @description stt, tts and llm providers; encrypted at rest, never returned
+         * @example {
+         *       "api_key": "example",
+         *       "base_url": "https://example.com/hooks/lookup",
+         *       "region": "2026-11-22"
+         *     }
+         */
+        ProviderCredentials: {
+            api_key: string;
+            /** @description Replaces the vendor's address (a self-hosted compatible server); must pass the outbound address rule (ALLOWED_NETWORKS) */
+            base_url?: string | null;
+            /** @description azure only: the Speech resource region, e.g. westeurope */
+            region?: string | null;
         };
         /**
          * CreateIntegrationBody
@@ -2536,17 +2676,13 @@ export interface components {
         CreateIntegrationBody: {
             name: string;
             /** @enum {unknown} */
-            provider: "carrier_a";
+            provider: "carrier_a" | "deepgram" | "assemblyai" | "openai" | "elevenlabs" | "cartesia" | "azure" | "groq" | "anthropic" | "google";
             /**
-             * @default telephony
+             * @description telephony for carrier_a; stt, tts or llm for the speech and language providers (default: the only category the provider serves; openai and azure must say)
              * @enum {unknown}
              */
-            category?: "telephony";
-            /** @description Encrypted at rest; never returned */
-            credentials: {
-                account_sid: string;
-                auth_token: string;
-            };
+            category?: "telephony" | "stt" | "tts" | "llm";
+            credentials: components["schemas"]["CarrierCredentials"] | components["schemas"]["ProviderCredentials"];
         };
         /**
          * Integration
@@ -2656,11 +2792,7 @@ export interface components {
          */
         UpdateIntegrationBody: {
             name?: string;
-            /** @description Encrypted at rest; never returned */
-            credentials?: {
-                account_sid: string;
-                auth_token: string;
-            };
+            credentials?: components["schemas"]["CarrierCredentials"] | components["schemas"]["ProviderCredentials"];
         };
         /**
          * ImportPhoneNumberBody
@@ -3242,11 +3374,74 @@ export interface components {
             platform: number;
         };
         /**
+         * ToolInvocation
+         * @description On role tool turns
+         * @example {
+         *       "name": "lookup_order",
+         *       "arguments": {
+         *         "order_id": "A-1"
+         *       },
+         *       "result": {
+         *         "shipped": true
+         *       },
+         *       "status": 200,
+         *       "duration_ms": 180
+         *     }
+         */
+        ToolInvocation: {
+            name: string;
+            /** @description What the language model called it with */
+            arguments: {
+                [key: string]: unknown;
+            };
+            /** @description The tool's answer as given back to the language model */
+            result: unknown;
+            /** @description The webhook's HTTP status; null when it did not answer (or a built-in) */
+            status: number | null;
+            duration_ms: number;
+        };
+        /**
+         * TurnLatency
+         * @description On agent turns
+         * @example {
+         *       "stt_ms": 8640000,
+         *       "llm_first_token_ms": 8640000,
+         *       "tts_first_byte_ms": 8640000,
+         *       "total_ms": 8640000
+         *     }
+         */
+        TurnLatency: {
+            stt_ms: number | null;
+            llm_first_token_ms: number | null;
+            tts_first_byte_ms: number | null;
+            /** @description From the end of the caller's speech to the first agent audio frame sent */
+            total_ms: number;
+        };
+        /**
          * TranscriptTurn
          * @example {
          *       "role": "agent",
          *       "text": "Our opening hours are 8 to 18 on weekdays.",
-         *       "start_seconds": 0
+         *       "start_seconds": 0,
+         *       "end_seconds": 0,
+         *       "interrupted": true,
+         *       "tool": {
+         *         "name": "lookup_order",
+         *         "arguments": {
+         *           "order_id": "A-1"
+         *         },
+         *         "result": {
+         *           "shipped": true
+         *         },
+         *         "status": 200,
+         *         "duration_ms": 180
+         *       },
+         *       "latency": {
+         *         "stt_ms": 8640000,
+         *         "llm_first_token_ms": 8640000,
+         *         "tts_first_byte_ms": 8640000,
+         *         "total_ms": 8640000
+         *       }
          *     }
          */
         TranscriptTurn: {
@@ -3254,6 +3449,27 @@ export interface components {
             role: "agent" | "user" | "system" | "tool";
             text: string;
             start_seconds: number;
+            end_seconds?: number;
+            /** @description Agent turns cut by the caller (barge-in): text is what was actually played */
+            interrupted?: boolean;
+            tool?: components["schemas"]["ToolInvocation"];
+            latency?: components["schemas"]["TurnLatency"];
+        };
+        /**
+         * CallError
+         * @description Why a call ended error
+         * @example {
+         *       "provider": "example",
+         *       "code": "example",
+         *       "message": "Our opening hours are 8 to 18 on weekdays."
+         *     }
+         */
+        CallError: {
+            /** @description The provider (or part: runtime, carrier) that failed */
+            provider: string;
+            /** @description e.g. not_configured, refused, failed, no_runtime */
+            code: string;
+            message: string;
         };
         /**
          * Call
@@ -3287,7 +3503,26 @@ export interface components {
          *         {
          *           "role": "agent",
          *           "text": "Our opening hours are 8 to 18 on weekdays.",
-         *           "start_seconds": 0
+         *           "start_seconds": 0,
+         *           "end_seconds": 0,
+         *           "interrupted": true,
+         *           "tool": {
+         *             "name": "lookup_order",
+         *             "arguments": {
+         *               "order_id": "A-1"
+         *             },
+         *             "result": {
+         *               "shipped": true
+         *             },
+         *             "status": 200,
+         *             "duration_ms": 180
+         *           },
+         *           "latency": {
+         *             "stt_ms": 8640000,
+         *             "llm_first_token_ms": 8640000,
+         *             "tts_first_byte_ms": 8640000,
+         *             "total_ms": 8640000
+         *           }
          *         }
          *       ],
          *       "has_recording": true,
@@ -3304,6 +3539,14 @@ export interface components {
          *       "variables": {
          *         "customer_name": "Ada",
          *         "appointment": "Tuesday 10:00"
+         *       },
+         *       "latency_p50_ms": 1,
+         *       "latency_p95_ms": 1,
+         *       "agent_version": 1,
+         *       "error": {
+         *         "provider": "example",
+         *         "code": "example",
+         *         "message": "Our opening hours are 8 to 18 on weekdays."
          *       }
          *     }
          */
@@ -3347,6 +3590,13 @@ export interface components {
             recording_deleted_at: string | null;
             metadata: components["schemas"]["CallMetadata"];
             variables: components["schemas"]["CallVariables"];
+            /** @description Median of the agent turns' latency.total_ms */
+            latency_p50_ms: number | null;
+            /** @description 95th percentile of the agent turns' latency.total_ms */
+            latency_p95_ms: number | null;
+            /** @description The version of the agent the call ran (null before agent versions) */
+            agent_version: number | null;
+            error: components["schemas"]["CallError"] | null;
         };
         /**
          * CallResponse
@@ -3383,7 +3633,26 @@ export interface components {
          *           {
          *             "role": "agent",
          *             "text": "Our opening hours are 8 to 18 on weekdays.",
-         *             "start_seconds": 0
+         *             "start_seconds": 0,
+         *             "end_seconds": 0,
+         *             "interrupted": true,
+         *             "tool": {
+         *               "name": "lookup_order",
+         *               "arguments": {
+         *                 "order_id": "A-1"
+         *               },
+         *               "result": {
+         *                 "shipped": true
+         *               },
+         *               "status": 200,
+         *               "duration_ms": 180
+         *             },
+         *             "latency": {
+         *               "stt_ms": 8640000,
+         *               "llm_first_token_ms": 8640000,
+         *               "tts_first_byte_ms": 8640000,
+         *               "total_ms": 8640000
+         *             }
          *           }
          *         ],
          *         "has_recording": true,
@@ -3400,6 +3669,14 @@ export interface components {
          *         "variables": {
          *           "customer_name": "Ada",
          *           "appointment": "Tuesday 10:00"
+         *         },
+         *         "latency_p50_ms": 1,
+         *         "latency_p95_ms": 1,
+         *         "agent_version": 1,
+         *         "error": {
+         *           "provider": "example",
+         *           "code": "example",
+         *           "message": "Our opening hours are 8 to 18 on weekdays."
          *         }
          *       }
          *     }
@@ -3520,9 +3797,36 @@ export interface components {
          *         {
          *           "role": "agent",
          *           "text": "Our opening hours are 8 to 18 on weekdays.",
-         *           "start_seconds": 0
+         *           "start_seconds": 0,
+         *           "end_seconds": 0,
+         *           "interrupted": true,
+         *           "tool": {
+         *             "name": "lookup_order",
+         *             "arguments": {
+         *               "order_id": "A-1"
+         *             },
+         *             "result": {
+         *               "shipped": true
+         *             },
+         *             "status": 200,
+         *             "duration_ms": 180
+         *           },
+         *           "latency": {
+         *             "stt_ms": 8640000,
+         *             "llm_first_token_ms": 8640000,
+         *             "tts_first_byte_ms": 8640000,
+         *             "total_ms": 8640000
+         *           }
          *         }
-         *       ]
+         *       ],
+         *       "latency_p50_ms": 8640000,
+         *       "latency_p95_ms": 8640000,
+         *       "agent_version": 100001,
+         *       "error": {
+         *         "provider": "example",
+         *         "code": "example",
+         *         "message": "Our opening hours are 8 to 18 on weekdays."
+         *       }
          *     }
          */
         UpdateCallBody: {
@@ -3542,7 +3846,7 @@ export interface components {
              * @description Only with a final status
              * @enum {unknown}
              */
-            end_reason?: "user_hangup" | "agent_hangup" | "tool_end_call" | "silence_timeout" | "max_duration" | "voicemail" | "error";
+            end_reason?: "user_hangup" | "agent_hangup" | "tool_end_call" | "silence_timeout" | "max_duration" | "voicemail" | "transferred" | "error";
             /** @description Default: end_time − start_time */
             duration_seconds?: number;
             /** @description Default: the number of transcript turns */
@@ -3552,6 +3856,10 @@ export interface components {
             cost_breakdown?: components["schemas"]["CostBreakdown"];
             /** @description Replaces the transcript */
             transcript?: components["schemas"]["TranscriptTurn"][];
+            latency_p50_ms?: number | null;
+            latency_p95_ms?: number | null;
+            agent_version?: number | null;
+            error?: components["schemas"]["CallError"] | null;
         };
         /**
          * RecordingAudio
@@ -3638,7 +3946,7 @@ export interface components {
             /** @description Created before (a date: up to its end, UTC) */
             to?: string;
             /** @enum {unknown} */
-            end_reason?: "user_hangup" | "agent_hangup" | "tool_end_call" | "silence_timeout" | "max_duration" | "voicemail" | "error";
+            end_reason?: "user_hangup" | "agent_hangup" | "tool_end_call" | "silence_timeout" | "max_duration" | "voicemail" | "transferred" | "error";
             /** @enum {unknown} */
             billing_status?: "pending" | "billed" | "insufficient_credits" | "waived";
             /** @description The call was to or from this number (E.164) */
@@ -4381,6 +4689,482 @@ export interface components {
             success: boolean;
             message?: string;
             data: components["schemas"]["ToolTestResult"];
+        };
+        /**
+         * RuntimeProviderSettings
+         * @description null when the organization has no integration that can serve the provider: the runtime then ends the call failed / error with error {provider, code: not_configured, message}
+         * @example {
+         *       "provider": "example",
+         *       "model": "gpt-4o-mini",
+         *       "voice_id": "example",
+         *       "integration_id": "example",
+         *       "credentials": {
+         *         "api_key": "example",
+         *         "base_url": "https://example.com/hooks/lookup",
+         *         "region": "example"
+         *       }
+         *     }
+         */
+        RuntimeProviderSettings: {
+            /** @description The agent's setting (e.g. whisper, served by an openai integration) */
+            provider: string;
+            model: string | null;
+            voice_id?: string | null;
+            /** @description The integration chosen: the agent's *_integration_id, else the newest active one of the provider */
+            integration_id: string;
+            /** @description Decrypted: returned to the call token only */
+            credentials: {
+                api_key: string;
+                base_url?: string | null;
+                region?: string | null;
+            };
+        };
+        /**
+         * RuntimeFunction
+         * @example {
+         *       "name": "lookup_order",
+         *       "description": "Finds an order",
+         *       "parameters": {
+         *         "type": "object",
+         *         "properties": {
+         *           "order_id": {
+         *             "type": "string"
+         *           }
+         *         },
+         *         "required": [
+         *           "order_id"
+         *         ]
+         *       }
+         *     }
+         */
+        RuntimeFunction: {
+            name: string;
+            description: string;
+            /** @description JSON Schema of the arguments (type object) */
+            parameters: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * RuntimeCall
+         * @example {
+         *       "call": {
+         *         "call_sid": "example",
+         *         "to_number": "+14155550100",
+         *         "from_number": "+14155550100",
+         *         "agent_id": "example",
+         *         "agent_name": "Front desk",
+         *         "client_id": "example",
+         *         "call_type": "example",
+         *         "status": "example",
+         *         "recording_enabled": true,
+         *         "total_cost": 1,
+         *         "duration_seconds": 1,
+         *         "turn_count": 1,
+         *         "created_at": "2026-11-22T10:15:00.000Z",
+         *         "updated_at": "2026-11-22T10:15:00.000Z",
+         *         "start_time": "2026-11-22T10:15:00.000Z",
+         *         "end_time": "2026-11-22T10:15:00.000Z",
+         *         "end_reason": "Support credit",
+         *         "billing_status": "example",
+         *         "cost_breakdown": {
+         *           "stt": 100000,
+         *           "llm": 100000,
+         *           "tts": 100000,
+         *           "telephony": 100000,
+         *           "platform": 100000
+         *         },
+         *         "transcript": [
+         *           {
+         *             "role": "agent",
+         *             "text": "Our opening hours are 8 to 18 on weekdays.",
+         *             "start_seconds": 0,
+         *             "end_seconds": 0,
+         *             "interrupted": true,
+         *             "tool": {
+         *               "name": "lookup_order",
+         *               "arguments": {
+         *                 "order_id": "A-1"
+         *               },
+         *               "result": {
+         *                 "shipped": true
+         *               },
+         *               "status": 200,
+         *               "duration_ms": 180
+         *             },
+         *             "latency": {
+         *               "stt_ms": 8640000,
+         *               "llm_first_token_ms": 8640000,
+         *               "tts_first_byte_ms": 8640000,
+         *               "total_ms": 8640000
+         *             }
+         *           }
+         *         ],
+         *         "has_recording": true,
+         *         "recording_content_type": "example",
+         *         "recording_bytes": 1,
+         *         "transcript_deleted_at": "2026-11-22T10:15:00.000Z",
+         *         "recording_deleted_at": "2026-11-22T10:15:00.000Z",
+         *         "metadata": {
+         *           "crm_id": "lead-4711",
+         *           "campaign": {
+         *             "name": "spring"
+         *           }
+         *         },
+         *         "variables": {
+         *           "customer_name": "Ada",
+         *           "appointment": "Tuesday 10:00"
+         *         },
+         *         "latency_p50_ms": 1,
+         *         "latency_p95_ms": 1,
+         *         "agent_version": 1,
+         *         "error": {
+         *           "provider": "example",
+         *           "code": "example",
+         *           "message": "Our opening hours are 8 to 18 on weekdays."
+         *         }
+         *       },
+         *       "agent": {
+         *         "agent_id": "agent_a1b2c3d4e5f6",
+         *         "agent_name": "Front desk",
+         *         "language": "EN",
+         *         "stt_provider": "example",
+         *         "tts_provider": "example",
+         *         "llm_provider": "example",
+         *         "llm_model": "gpt-4o-mini",
+         *         "recording_enabled": true,
+         *         "created_at": "2026-11-22T10:15:00.000Z",
+         *         "updated_at": "2026-11-22T10:15:00.000Z",
+         *         "client_id": "example",
+         *         "stt_model": "gpt-4o-mini",
+         *         "tts_model": "gpt-4o-mini",
+         *         "voice_id": "example",
+         *         "system_prompt": "You are the front desk of Acme Dental. Be brief.",
+         *         "first_message": "Hello, how can I help?",
+         *         "temperature": 1,
+         *         "max_call_duration_seconds": 1,
+         *         "tool_ids": [
+         *           "example"
+         *         ],
+         *         "documentation_ids": [
+         *           "example"
+         *         ],
+         *         "phone_number_ids": [
+         *           "example"
+         *         ],
+         *         "stt_integration_id": "example",
+         *         "tts_integration_id": "example",
+         *         "llm_integration_id": "example",
+         *         "interruptible": true,
+         *         "end_call_enabled": true,
+         *         "transfer_number": "+14155550100",
+         *         "silence_timeout_seconds": 1
+         *       },
+         *       "variables": {
+         *         "customer_name": "Ada",
+         *         "appointment": "Tuesday 10:00"
+         *       },
+         *       "providers": {
+         *         "stt": {
+         *           "provider": "example",
+         *           "model": "gpt-4o-mini",
+         *           "voice_id": "example",
+         *           "integration_id": "example",
+         *           "credentials": {
+         *             "api_key": "example",
+         *             "base_url": "https://example.com/hooks/lookup",
+         *             "region": "example"
+         *           }
+         *         },
+         *         "tts": {
+         *           "provider": "example",
+         *           "model": "gpt-4o-mini",
+         *           "voice_id": "example",
+         *           "integration_id": "example",
+         *           "credentials": {
+         *             "api_key": "example",
+         *             "base_url": "https://example.com/hooks/lookup",
+         *             "region": "example"
+         *           }
+         *         },
+         *         "llm": {
+         *           "provider": "example",
+         *           "model": "gpt-4o-mini",
+         *           "voice_id": "example",
+         *           "integration_id": "example",
+         *           "credentials": {
+         *             "api_key": "example",
+         *             "base_url": "https://example.com/hooks/lookup",
+         *             "region": "example"
+         *           }
+         *         }
+         *       },
+         *       "tools": [
+         *         {
+         *           "name": "lookup_order",
+         *           "description": "Finds an order",
+         *           "parameters": {
+         *             "type": "object",
+         *             "properties": {
+         *               "order_id": {
+         *                 "type": "string"
+         *               }
+         *             },
+         *             "required": [
+         *               "order_id"
+         *             ]
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        RuntimeCall: {
+            call: components["schemas"]["Call"];
+            agent: components["schemas"]["Agent"];
+            variables: components["schemas"]["CallVariables"];
+            providers: {
+                stt: components["schemas"]["RuntimeProviderSettings"] | null;
+                tts: components["schemas"]["RuntimeProviderSettings"] | null;
+                llm: components["schemas"]["RuntimeProviderSettings"] | null;
+            };
+            /** @description The agent's webhook tools as functions (the runtime adds its built-ins) */
+            tools: components["schemas"]["RuntimeFunction"][];
+        };
+        /**
+         * RuntimeCallResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "call": {
+         *           "call_sid": "example",
+         *           "to_number": "+14155550100",
+         *           "from_number": "+14155550100",
+         *           "agent_id": "example",
+         *           "agent_name": "Front desk",
+         *           "client_id": "example",
+         *           "call_type": "example",
+         *           "status": "example",
+         *           "recording_enabled": true,
+         *           "total_cost": 1,
+         *           "duration_seconds": 1,
+         *           "turn_count": 1,
+         *           "created_at": "2026-11-22T10:15:00.000Z",
+         *           "updated_at": "2026-11-22T10:15:00.000Z",
+         *           "start_time": "2026-11-22T10:15:00.000Z",
+         *           "end_time": "2026-11-22T10:15:00.000Z",
+         *           "end_reason": "Support credit",
+         *           "billing_status": "example",
+         *           "cost_breakdown": {
+         *             "stt": 100000,
+         *             "llm": 100000,
+         *             "tts": 100000,
+         *             "telephony": 100000,
+         *             "platform": 100000
+         *           },
+         *           "transcript": [
+         *             {
+         *               "role": "agent",
+         *               "text": "Our opening hours are 8 to 18 on weekdays.",
+         *               "start_seconds": 0,
+         *               "end_seconds": 0,
+         *               "interrupted": true,
+         *               "tool": {
+         *                 "name": "lookup_order",
+         *                 "arguments": {
+         *                   "order_id": "A-1"
+         *                 },
+         *                 "result": {
+         *                   "shipped": true
+         *                 },
+         *                 "status": 200,
+         *                 "duration_ms": 180
+         *               },
+         *               "latency": {
+         *                 "stt_ms": 8640000,
+         *                 "llm_first_token_ms": 8640000,
+         *                 "tts_first_byte_ms": 8640000,
+         *                 "total_ms": 8640000
+         *               }
+         *             }
+         *           ],
+         *           "has_recording": true,
+         *           "recording_content_type": "example",
+         *           "recording_bytes": 1,
+         *           "transcript_deleted_at": "2026-11-22T10:15:00.000Z",
+         *           "recording_deleted_at": "2026-11-22T10:15:00.000Z",
+         *           "metadata": {
+         *             "crm_id": "lead-4711",
+         *             "campaign": {
+         *               "name": "spring"
+         *             }
+         *           },
+         *           "variables": {
+         *             "customer_name": "Ada",
+         *             "appointment": "Tuesday 10:00"
+         *           },
+         *           "latency_p50_ms": 1,
+         *           "latency_p95_ms": 1,
+         *           "agent_version": 1,
+         *           "error": {
+         *             "provider": "example",
+         *             "code": "example",
+         *             "message": "Our opening hours are 8 to 18 on weekdays."
+         *           }
+         *         },
+         *         "agent": {
+         *           "agent_id": "agent_a1b2c3d4e5f6",
+         *           "agent_name": "Front desk",
+         *           "language": "EN",
+         *           "stt_provider": "example",
+         *           "tts_provider": "example",
+         *           "llm_provider": "example",
+         *           "llm_model": "gpt-4o-mini",
+         *           "recording_enabled": true,
+         *           "created_at": "2026-11-22T10:15:00.000Z",
+         *           "updated_at": "2026-11-22T10:15:00.000Z",
+         *           "client_id": "example",
+         *           "stt_model": "gpt-4o-mini",
+         *           "tts_model": "gpt-4o-mini",
+         *           "voice_id": "example",
+         *           "system_prompt": "You are the front desk of Acme Dental. Be brief.",
+         *           "first_message": "Hello, how can I help?",
+         *           "temperature": 1,
+         *           "max_call_duration_seconds": 1,
+         *           "tool_ids": [
+         *             "example"
+         *           ],
+         *           "documentation_ids": [
+         *             "example"
+         *           ],
+         *           "phone_number_ids": [
+         *             "example"
+         *           ],
+         *           "stt_integration_id": "example",
+         *           "tts_integration_id": "example",
+         *           "llm_integration_id": "example",
+         *           "interruptible": true,
+         *           "end_call_enabled": true,
+         *           "transfer_number": "+14155550100",
+         *           "silence_timeout_seconds": 1
+         *         },
+         *         "variables": {
+         *           "customer_name": "Ada",
+         *           "appointment": "Tuesday 10:00"
+         *         },
+         *         "providers": {
+         *           "stt": {
+         *             "provider": "example",
+         *             "model": "gpt-4o-mini",
+         *             "voice_id": "example",
+         *             "integration_id": "example",
+         *             "credentials": {
+         *               "api_key": "example",
+         *               "base_url": "https://example.com/hooks/lookup",
+         *               "region": "example"
+         *             }
+         *           },
+         *           "tts": {
+         *             "provider": "example",
+         *             "model": "gpt-4o-mini",
+         *             "voice_id": "example",
+         *             "integration_id": "example",
+         *             "credentials": {
+         *               "api_key": "example",
+         *               "base_url": "https://example.com/hooks/lookup",
+         *               "region": "example"
+         *             }
+         *           },
+         *           "llm": {
+         *             "provider": "example",
+         *             "model": "gpt-4o-mini",
+         *             "voice_id": "example",
+         *             "integration_id": "example",
+         *             "credentials": {
+         *               "api_key": "example",
+         *               "base_url": "https://example.com/hooks/lookup",
+         *               "region": "example"
+         *             }
+         *           }
+         *         },
+         *         "tools": [
+         *           {
+         *             "name": "lookup_order",
+         *             "description": "Finds an order",
+         *             "parameters": {
+         *               "type": "object",
+         *               "properties": {
+         *                 "order_id": {
+         *                   "type": "string"
+         *                 }
+         *               },
+         *               "required": [
+         *                 "order_id"
+         *               ]
+         *             }
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        RuntimeCallResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["RuntimeCall"];
+        };
+        /**
+         * RuntimeToolBody
+         * @example {
+         *       "arguments": {
+         *         "order_id": "A-1"
+         *       }
+         *     }
+         */
+        RuntimeToolBody: {
+            /** @description What the language model called the tool with */
+            arguments?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * RuntimeToolResult
+         * @example {
+         *       "status": 200,
+         *       "body": {
+         *         "shipped": true
+         *       },
+         *       "duration_ms": 180,
+         *       "error": null
+         *     }
+         */
+        RuntimeToolResult: {
+            /** @description The webhook's HTTP status; null when it did not answer */
+            status: number | null;
+            /** @description The answer: JSON as its value, other text as text (first 4 KB) */
+            body: unknown;
+            duration_ms: number;
+            /** @description Why there is no answer (timeout, connection refused) */
+            error: string | null;
+        };
+        /**
+         * RuntimeToolResultResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "status": 200,
+         *         "body": {
+         *           "shipped": true
+         *         },
+         *         "duration_ms": 180,
+         *         "error": null
+         *       }
+         *     }
+         */
+        RuntimeToolResultResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["RuntimeToolResult"];
         };
         /**
          * DataSettings
@@ -11210,7 +11994,7 @@ export interface operations {
                 from?: string;
                 /** @description Created before (a date: up to its end, UTC) */
                 to?: string;
-                end_reason?: "user_hangup" | "agent_hangup" | "tool_end_call" | "silence_timeout" | "max_duration" | "voicemail" | "error";
+                end_reason?: "user_hangup" | "agent_hangup" | "tool_end_call" | "silence_timeout" | "max_duration" | "voicemail" | "transferred" | "error";
                 billing_status?: "pending" | "billed" | "insufficient_credits" | "waived";
                 /** @description The call was to or from this number (E.164) */
                 phone_number?: string;
@@ -15042,6 +15826,163 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRuntimeCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+            };
+            path: {
+                /** @description call_ + 20 letters and digits */
+                call_sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuntimeCallResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    callRuntimeTool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Organization the request acts in (required) */
+                "x-organization-id"?: string;
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description call_ + 20 letters and digits */
+                call_sid: string;
+                /** @description The tool's tool_name */
+                tool_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "arguments": {
+                 *         "order_id": "A-1"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RuntimeToolBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuntimeToolResultResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

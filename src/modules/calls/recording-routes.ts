@@ -46,7 +46,7 @@ export function recordingRoutes(service: RecordingService): FastifyPluginAsyncTy
     app.addContentTypeParser(/^audio\//, (_req, payload, done) => done(null, payload));
 
     app.put('/api/calls/:call_sid/recording', {
-      config: { permission: 'calls:write', largeUpload: true, documentedBody: { 'audio/wav': DocumentedRecordingAudio, 'audio/mpeg': DocumentedRecordingAudio } },
+      config: { permission: 'calls:write', largeUpload: true, callToken: true, documentedBody: { 'audio/wav': DocumentedRecordingAudio, 'audio/mpeg': DocumentedRecordingAudio } },
       schema: { operationId: 'uploadRecording',
         tags, headers: OrganizationHeader, params: CallSidParams,
         summary: "Upload the call's recording (voice runtime): the binary body, audio/wav (header checked) or audio/mpeg; replaces an earlier one; 409 when the agent has recording off",

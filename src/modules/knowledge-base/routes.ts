@@ -101,7 +101,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
     }, async (req) => ({ success: true, message: 'Reprocessing queued', data: await service.reprocess(req.ctx, req.params.documentation_id) }));
 
     app.post('/api/knowledge-base/search', {
-      config: { permission: 'kb:read' },
+      config: { permission: 'kb:read', callToken: true },
       schema: { operationId: 'searchKnowledgeBase',
         tags, summary: 'Hybrid search (vector + full text, reciprocal rank fusion) over the organization\'s or one agent\'s documents',
         headers: OrganizationHeader, body: SearchBody,

@@ -143,6 +143,8 @@ export class OrganizationService {
   }
 
   async me(principal: Principal) {
+    // Unreachable with a call token (the auth plugin refuses it on principal routes); said for the type.
+    if (principal.actor.type === 'runtime') throw Errors.userTokenRequired();
     const repo = new OrganizationRepository(this.#db);
     const user = await repo.findUser(principal.actor.userId);
     if (!user) throw Errors.notFound('User');

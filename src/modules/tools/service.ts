@@ -48,6 +48,16 @@ function checkWebhookUrl(value: string | undefined): void {
   }
 }
 
+/** A JSON answer as its value (what a language model reads best), any other text as it came. */
+function parsedBody(body: string | null): unknown {
+  if (body === null) return null;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return body;
+  }
+}
+
 function checkParameters(parameters: ToolParameter[] | undefined): void {
   const seen = new Set<string>();
   for (const [i, p] of (parameters ?? []).entries()) {
@@ -136,6 +146,18 @@ export class ToolService {
   async test(ctx: RequestContext, toolId: string, args: Record<string, unknown> | undefined): Promise<ToolTestResult> {
     const tool = await this.#find(ctx, toolId);
     return runWebhookTest(tool, args, this.#allowedNetworks);
+  }
+
+  /**
+   * A tool call of a voice runtime (extensions.md §10): the tool named, if it is one of `toolIds`
+   * (the agent's), called with its method, headers and timeout under the outbound address rule.
+   */
+  async invokeForAgent(orgId: string, toolIds: readonly string[], toolName: string, args: Record<string, unknown>):
+    Promise<{ status: number | null; body: unknown; duration_ms: number; error: string | null }> {
+    const tool = await new ToolRepository(this.#db).findByName(orgId, toolName);
+    if (!tool || !toolIds.includes(tool.id)) throw Errors.notFound(`Tool ${toolName} of the call's agent`);
+    const result = await runWebhookTest(tool, args, this.#allowedNetworks);
+    return { status: result.status_code, body: parsedBody(result.body), duration_ms: result.latency_ms, error: result.error };
   }
 
   async #find(ctx: RequestContext, toolId: string): Promise<ToolRow> {

@@ -231,6 +231,7 @@ export async function buildServices(config: Config, database: Database, options:
   const callExports = new CallExportService({
     database, queue, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl, audit, log, retryLimit: config.jobs.retryLimit,
   });
+  const campaigns = new CampaignService({ database, queue, agents, phoneNumbers, audit });
   const dialerNow = now ?? (() => new Date());
   // A call of a campaign that ends moves its contact in the call's own transaction.
   calls.onCallEnded(new CampaignOutcomes({ now: dialerNow, outbox }));
@@ -276,7 +277,7 @@ export async function buildServices(config: Config, database: Database, options:
     events,
     webhooks: new WebhookService({ db, secrets: adapters.secrets, outbox, deliverer, agents, allowedNetworks: config.allowedNetworks, audit, now }),
     idempotency,
-    campaigns: new CampaignService({ database, queue, agents, phoneNumbers, audit }),
+    campaigns,
     dialer,
     sessions,
     metrics,
@@ -286,7 +287,7 @@ export async function buildServices(config: Config, database: Database, options:
       ...auditJobs(audit),
       ...eventJobs({ mailDisabled: (job) => events.mailDisabled(job), cleanup: async () => { await events.cleanup(); } }),
       ...idempotencyJobs(idempotency, log),
-      ...campaignJobs(dialer),
+      ...campaignJobs(dialer, campaigns),
       ...callExportJobs(callExports),
     ],
     async close() {

@@ -239,6 +239,7 @@ export async function buildServices(config: Config, database: Database, options:
   const callExports = new CallExportService({
     database, queue, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl, audit, log, retryLimit: config.jobs.retryLimit,
   });
+  const campaigns = new CampaignService({ database, queue, agents, phoneNumbers, audit });
   const dialerNow = now ?? (() => new Date());
   // Signed with the embedded secret whatever signs user tokens: only this server issues call tokens.
   const callTokens = new CallTokens(resolveSessionSecret(config.jwt, config.dataDir));
@@ -292,7 +293,7 @@ export async function buildServices(config: Config, database: Database, options:
     events,
     webhooks: new WebhookService({ db, secrets: adapters.secrets, outbox, deliverer, agents, allowedNetworks: config.allowedNetworks, audit, now }),
     idempotency,
-    campaigns: new CampaignService({ database, queue, agents, phoneNumbers, audit }),
+    campaigns,
     dialer,
     sessions,
     metrics,
@@ -302,7 +303,7 @@ export async function buildServices(config: Config, database: Database, options:
       ...auditJobs(audit),
       ...eventJobs({ mailDisabled: (job) => events.mailDisabled(job), cleanup: async () => { await events.cleanup(); } }),
       ...idempotencyJobs(idempotency, log),
-      ...campaignJobs(dialer),
+      ...campaignJobs(dialer, campaigns),
       ...callExportJobs(callExports),
     ],
     async close() {

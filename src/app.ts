@@ -97,6 +97,9 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   app.addSchema(ErrorBody);
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
+  // No operation takes text: a body sent as text/plain is 415 like any other unsupported type
+  // (Fastify's default text parser handed routes a string where they expect an object).
+  app.removeContentTypeParser('text/plain');
   registerSecurityHeaders(app);
   registerBodyWatchdog(app, services.config.http);
   registerInputGuards(app);

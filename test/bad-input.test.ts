@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { testEnv } from './helpers/env.ts';
 import { createOrg, keyHeaders } from './helpers/fixtures.ts';
+import { createCampaign } from './helpers/campaigns.ts';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -51,6 +52,40 @@ describe('bad input is a 400 naming the field, never a 500', () => {
       const res = await app.inject({ method: 'POST', url: '/api/knowledge-base', headers: { ...keyHeaders(org, org.keys.admin), 'content-type': contentType! }, payload });
       assert.equal(res.statusCode, 400, `${contentType}: ${res.body}`);
       assert.equal(res.json().code, 'validation_error');
+    }
+  });
+  test('a body in an unsupported content type is 415 unsupported_media_type with the Error body, on every kind of route', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const campaign = await createCampaign(org);
+    const json = JSON.stringify({ contacts: [{ phone_number: '+14155550100' }] });
+    const targets: Array<[string, string, string]> = [
+      ['POST', `/api/campaigns/${campaign.campaign_id}/contacts`, json],
+      ['POST', '/api/agents', JSON.stringify({ agent_name: 'Plain' })],
+      ['POST', '/api/tools', '{}'],
+      ['POST', `/api/campaigns/${campaign.campaign_id}/start`, ''],
+    ];
+    for (const [method, url, payload] of targets) {
+      for (const contentType of ['text/plain', 'text/plain; charset=utf-8', 'application/xml']) {
+        const res = await app.inject({ method: method as 'POST', url, headers: { ...keyHeaders(org, org.keys.admin), 'content-type': contentType }, payload });
+        assert.equal(res.statusCode, 415, `${contentType} ${url}: ${res.body}`);
+        const body = res.json();
+        assert.equal(body.code, 'unsupported_media_type');
+        assert.equal(typeof body.detail, 'string');
+        assert.deepEqual(Object.keys(body).sort(), ['code', 'detail']);
+      }
+    }
+    assert.equal((await app.inject({ url: `/api/campaigns/${campaign.campaign_id}`, headers: keyHeaders(org, org.keys.admin) })).json().data.progress.total, 0);
+  });
+
+  test('a session cookie that is not valid percent-encoding is no session: refresh 401, sign-out 200, never a 500', async () => {
+    const { app } = await testEnv();
+    for (const cookie of ['switchboard_session=%ZZ', 'switchboard_session=%E0%A4%A', 'other=1; switchboard_session=%']) {
+      const refresh = await app.inject({ method: 'POST', url: '/api/auth/session/refresh', headers: { cookie } });
+      assert.equal(refresh.statusCode, 401, refresh.body);
+      assert.equal(refresh.json().code, 'session_invalid');
+      const signOut = await app.inject({ method: 'DELETE', url: '/api/auth/session', headers: { cookie } });
+      assert.equal(signOut.statusCode, 200, signOut.body);
     }
   });
 });

@@ -12,8 +12,9 @@ import { carrierCallSid, carrierNumber, children, parseTwiml, postCarrierForm } 
 const PUBLIC = 'http://127.0.0.1:3000';
 const VOICE_URL = `${PUBLIC}/api/telephony/carrier_a/voice`;
 const STATUS_URL = `${PUBLIC}/api/telephony/carrier_a/status`;
-// A runtime address with characters XML must escape: the TwiML must still be well-formed and carry it exactly.
-const STREAM_URL = 'wss://runtime.example.test/stream?tenant=a&mode="live"<1>';
+// A runtime address with characters XML must escape (in its path: a query string is refused at start):
+// the TwiML must still be well-formed and carry it exactly.
+const STREAM_URL = 'wss://runtime.example.test/stream/tenant=a&mode="live"<1>';
 
 describe('telephony: carrier_a voice and status webhooks', () => {
   let carrier: CarrierStandIn;

@@ -53,6 +53,20 @@ function firstThenAll(first: Validate, compileAll: () => Validate): Validate {
   return validate;
 }
 
+/**
+ * Header names are case-insensitive and Node gives them lowercased. Fastify lowercases a headers
+ * schema's names itself only for its default compiler, so this one does it too.
+ */
+function lowerCaseHeaderNames(schema: unknown): unknown {
+  const object = schema as { properties?: Record<string, unknown>; required?: unknown };
+  if (!object || typeof object !== 'object' || !object.properties) return schema;
+  return {
+    ...object,
+    properties: Object.fromEntries(Object.entries(object.properties).map(([name, value]) => [name.toLowerCase(), value])),
+    ...(Array.isArray(object.required) ? { required: object.required.map((name) => String(name).toLowerCase()) } : {}),
+  };
+}
+
 /** The `schemaController.compilersFactory.buildValidator` of the app. */
 export function requestValidatorFactory(): ValidatorFactory {
   const pool = (AjvCompiler as unknown as () => BuildCompiler)();
@@ -63,7 +77,8 @@ export function requestValidatorFactory(): ValidatorFactory {
     });
     const asSent = compilers(false);
     const fromText = compilers('array');
-    const compile: Compile = (route) => {
+    const compile: Compile = (given) => {
+      const route = given.httpPart === 'headers' ? { ...given, schema: lowerCaseHeaderNames(given.schema) } : given;
       const json = route.httpPart === 'body' && (route.contentType === undefined || route.contentType.includes('json'));
       const { first, all } = json ? asSent : fromText;
       return firstThenAll(first(route), () => all(route));

@@ -1577,8 +1577,7 @@ export interface components {
          */
         SignInLinkBody: {
             /**
-             * Format: email
-             * @description The address to send the link to
+             * @description The address to send the link to (a single-label domain such as admin@localhost included)
              * @example admin@localhost
              */
             email: string;
@@ -1921,7 +1920,7 @@ export interface components {
          *     }
          */
         CreateInvitationBody: {
-            /** Format: email */
+            /** @description The address invited (a single-label domain such as ops@mailhost included) */
             email: string;
             /**
              * @description admin > agent_manager > user

@@ -127,6 +127,8 @@ export interface CarrierConfig {
 export interface RuntimeConfig extends VoiceRuntimeConfig {
   streamUrl: string | undefined;
   sipUri: string | undefined;
+  /** What the operator is told at start (a plain ws:// stream URL to another machine). */
+  warnings: string[];
 }
 
 /** Where SIP trunks of imported SIP numbers live: the database (`local`) or a LiveKit server. */

@@ -1617,8 +1617,7 @@ export interface components {
          */
         SignInLinkBody: {
             /**
-             * Format: email
-             * @description The address to send the link to
+             * @description The address to send the link to (a single-label domain such as admin@localhost included)
              * @example admin@localhost
              */
             email: string;
@@ -1977,7 +1976,7 @@ export interface components {
          *     }
          */
         CreateInvitationBody: {
-            /** Format: email */
+            /** @description The address invited (a single-label domain such as ops@mailhost included) */
             email: string;
             /**
              * @description admin > agent_manager > user

@@ -33,8 +33,11 @@ export const Errors = {
   validation: (detail: string, errors?: FieldError[]) => new AppError(400, 'validation_error', detail, errors),
   badRequest: (detail: string, code = 'bad_request') => new AppError(400, code, detail),
   invalidCursor: () => new AppError(400, 'invalid_cursor', 'The cursor is not valid for this list'),
-  destinationRefused: (detail: string) =>
-    new AppError(400, 'destination_refused', `The webhook destination is not allowed: ${detail}`),
+  /** `field`: the request field holding the refused URL, reported with the rule it breaks. */
+  destinationRefused: (detail: string, field?: string) =>
+    new AppError(400, 'destination_refused', `The webhook destination is not allowed: ${detail}`, field
+      ? [{ path: field, message: `is refused by the outbound address rule (public addresses only, unless ALLOWED_NETWORKS covers it): ${detail}` }]
+      : undefined),
   organizationRequired: () =>
     new AppError(400, 'organization_required', 'The X-Organization-Id header is required'),
 

@@ -87,8 +87,8 @@ export class TelephonyService {
     await this.#verify(number, this.#deps.urls.voice, req);
     if (!number.agentId) return reject();
     const providerCallSid = req.params.CallSid || undefined;
-    const retried = providerCallSid ? await this.#lookups.callByProviderSid(providerCallSid) : undefined;
-    if (retried && retried.clientId === number.clientId) return this.#connect(retried);
+    const retried = providerCallSid ? await this.#lookups.callByProviderSid(number.clientId, providerCallSid) : undefined;
+    if (retried) return this.#connect(retried);
 
     const agent = await this.#deps.agents.requireAgent(number.clientId, number.agentId);
     const status = STATUSES[req.params.CallStatus ?? ''];
@@ -103,8 +103,9 @@ export class TelephonyService {
     } catch (err) {
       // The carrier sent the same call twice at once: the other request made it.
       if (!(err instanceof AppError && err.code === 'call_exists') || !providerCallSid) throw err;
-      const made = await this.#lookups.callByProviderSid(providerCallSid);
-      if (!made) throw err;
+      const made = await this.#lookups.callByProviderSid(number.clientId, providerCallSid);
+      // The sid is another organization's call (sids are unique system-wide): never that call's answer.
+      if (!made) return reject();
       return this.#connect(made);
     }
   }
@@ -117,14 +118,14 @@ export class TelephonyService {
   async applyStatus(req: CarrierRequest): Promise<void> {
     const placed = placedCall(req.query);
     const providerCallSid = req.params.CallSid || undefined;
-    const call = placed
-      ? await this.#lookups.call(placed.orgId, placed.callSid)
-      : providerCallSid ? await this.#lookups.callByProviderSid(providerCallSid) : undefined;
-    const number = call
-      ? await this.#lookups.numberOf(call.clientId, (call.callType === 'outbound' ? call.fromNumber : call.toNumber) ?? '')
+    const placedCallRow = placed ? await this.#lookups.call(placed.orgId, placed.callSid) : undefined;
+    const number = placedCallRow
+      ? await this.#lookups.numberOf(placedCallRow.clientId, (placedCallRow.callType === 'outbound' ? placedCallRow.fromNumber : placedCallRow.toNumber) ?? '')
       : (await this.#lookups.numberByE164(req.params.To ?? '')) ?? (await this.#lookups.numberByE164(req.params.From ?? ''));
     if (!number || number.provider !== 'carrier_a') throw Errors.signatureInvalid();
     await this.#verify(number, this.#deps.urls.status, req);
+    // The carrier's sid names a call of the organization whose integration signed, never another's.
+    const call = placed ? placedCallRow : providerCallSid ? await this.#lookups.callByProviderSid(number.clientId, providerCallSid) : undefined;
     const status = STATUSES[req.params.CallStatus ?? ''];
     if (!call || !status) return; // a call this platform never made (rejected), or a status it does not track
     if (placed && providerCallSid) await this.#lookups.setProviderCallSid(call.clientId, call.callSid, providerCallSid);

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
+import { checkHostAddresses, DestinationRefusedError, type AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ToolParameter } from '../../db/schema/index.ts';
@@ -95,8 +95,24 @@ export class ToolService {
     this.#audit = deps.audit;
   }
 
+  /**
+   * An agent never holds a tool it cannot call: the URL must pass the outbound address rule of the
+   * calls themselves when it is saved. A name that does not resolve yet is accepted; each call checks
+   * the addresses it connects to.
+   */
+  async #checkDestination(webhookUrl: string | undefined): Promise<void> {
+    checkWebhookUrl(webhookUrl);
+    if (webhookUrl === undefined) return;
+    try {
+      await checkHostAddresses(new URL(webhookUrl), this.#allowedNetworks, 'accept');
+    } catch (err) {
+      if (err instanceof DestinationRefusedError) throw Errors.destinationRefused(err.message, 'body.webhook_url');
+      throw err;
+    }
+  }
+
   async create(ctx: RequestContext, input: Static<typeof CreateToolBody>): Promise<ToolView> {
-    checkWebhookUrl(input.webhook_url);
+    await this.#checkDestination(input.webhook_url);
     checkParameters(input.parameters as ToolParameter[] | undefined);
     const row = await this.#audit.change(ctx, async (tx) => {
       const created = await new ToolRepository(tx).insert(ctx.orgId, {
@@ -118,7 +134,7 @@ export class ToolService {
 
   /** Only the fields given change; a tool of another organization is 403, as the specification says. */
   async update(ctx: RequestContext, toolId: string, input: Static<typeof UpdateToolBody>): Promise<ToolView> {
-    checkWebhookUrl(input.webhook_url);
+    await this.#checkDestination(input.webhook_url);
     checkParameters(input.parameters as ToolParameter[] | undefined);
     const row = await this.#audit.change(ctx, async (tx) => {
       const repo = new ToolRepository(tx);

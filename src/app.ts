@@ -12,6 +12,7 @@ import { createRequestLimiter } from './core/http/rate-limit.ts';
 import { registerInputGuards } from './core/http/input-guards.ts';
 import { registerIdempotency } from './core/http/idempotency.ts';
 import { registerHttpMetrics } from './core/http/metrics.ts';
+import { registerCompression } from './core/http/compression.ts';
 import { nameSchemas } from './core/http/openapi.ts';
 import { OPENAPI_INFO } from './core/http/openapi-info.ts';
 import { ErrorBody } from './core/schemas.ts';
@@ -100,6 +101,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   registerSecurityHeaders(app);
   registerBodyWatchdog(app, services.config.http);
   registerInputGuards(app);
+  await registerCompression(app);
   await app.register(swagger, {
     openapi: OPENAPI_INFO as never,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },

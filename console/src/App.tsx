@@ -1,9 +1,9 @@
-import { Alert, MantineProvider, Modal, createTheme, type CSSVariablesResolver } from '@mantine/core';
+import { Alert, MantineProvider, Modal, createTheme, localStorageColorSchemeManager, type CSSVariablesResolver } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, type ComponentType } from 'react';
-import { RouterProvider, createBrowserRouter, Navigate } from 'react-router';
-import { Loader } from '@mantine/core';
+import { RouterProvider, createBrowserRouter } from 'react-router';
+import { PageSkeleton } from './components/Skeletons.tsx';
 import { ApiError } from './api/client.ts';
 import { AuthGate } from './auth/AuthGate.tsx';
 import { SignInPage } from './pages/SignInPage.tsx';
@@ -25,6 +25,8 @@ const theme = createTheme({
 });
 const contrast: CSSVariablesResolver = () => ({ variables: {}, light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' }, dark: {} });
 
+const colorSchemeManager = localStorageColorSchemeManager({ key: 'switchboard-color-scheme' });
+
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
@@ -38,7 +40,7 @@ const queryClient = new QueryClient({
 /** Pages past the first screen load when first opened (their charts, dropzone, forms stay out of the initial bundle). */
 function page(load: () => Promise<Record<string, ComponentType>>, name: string) {
   const Page = lazy(async () => ({ default: (await load())[name]! }));
-  return <Suspense fallback={<Loader aria-label="Loading the page" />}><Page /></Suspense>;
+  return <Suspense fallback={<PageSkeleton />}><Page /></Suspense>;
 }
 
 const router = createBrowserRouter([
@@ -46,7 +48,7 @@ const router = createBrowserRouter([
   {
     element: <AuthGate><Shell /></AuthGate>,
     children: [
-      { index: true, element: <Navigate to="/calls" replace /> },
+      { index: true, element: page(() => import('./pages/overview/OverviewPage.tsx'), 'OverviewPage') },
       { path: 'calls', element: <CallsPage /> },
       { path: 'calls/:callSid', element: <CallPage /> },
       { path: 'agents', element: page(() => import('./pages/agents/AgentsPage.tsx'), 'AgentsPage') },
@@ -69,7 +71,8 @@ const router = createBrowserRouter([
 
 export function App() {
   return (
-    <MantineProvider theme={theme} cssVariablesResolver={contrast}>
+    // "auto" follows prefers-color-scheme until the header's toggle chooses (kept in localStorage by Mantine's manager).
+    <MantineProvider theme={theme} cssVariablesResolver={contrast} defaultColorScheme="auto" colorSchemeManager={colorSchemeManager}>
       <Notifications />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />

@@ -102,6 +102,11 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
   test('the calls list: newest first, more pages as one scrolls, filters from the API', async () => {
     const rows = page.getByTestId('calls-table').locator('tbody tr');
     await rows.first().waitFor();
+    // The list is ordered by creation, newest first: the first column says so.
+    assert.equal(await page.getByTestId('calls-table').locator('thead th').first().innerText(), 'Created');
+    const created = (await app.inject({ url: '/api/calls?limit=3', headers: keyHeaders(org, org.key) })).json().data.map((c: { created_at: string }) => new Date(c.created_at).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' }));
+    assert.deepEqual(await rows.locator('td:first-child a').evaluateAll((links) => links.slice(0, 3).map((a) => a.textContent)), created);
+    assert.match(await page.getByTestId('calls-table').locator('thead').innerText(), /Cost \(credits\)/);
     assert.equal(await rows.count(), 50, 'the first page');
     assert.match(await rows.first().innerText(), /Front desk/);
     await assertAccessible(page, 'calls');
@@ -170,7 +175,7 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
     await page.getByTestId('calls-table').locator('tbody tr').first().waitFor();
     await page.getByRole('combobox', { name: 'Organization' }).click();
     await page.getByRole('option', { name: 'Second Co' }).click();
-    await page.getByText('No call matches.').waitFor();
+    await page.getByTestId('empty-state').getByText('No calls yet').waitFor();
     await page.getByText(/· user$/).waitFor();
     await page.getByRole('combobox', { name: 'Organization' }).click();
     await page.getByRole('option', { name: 'Console Co' }).click();

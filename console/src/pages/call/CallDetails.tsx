@@ -30,7 +30,7 @@ export function CallDetails({ call }: { call: Schemas['Call'] }) {
         </Table>
       </Paper>
       <Paper withBorder p="md">
-        <Title order={2} size="h4" mb="xs">Cost</Title>
+        <Title order={2} size="h4" mb="xs">Cost (credits)</Title>
         {call.cost_breakdown ? (
           <Table aria-label="Cost breakdown">
             <Table.Tbody>

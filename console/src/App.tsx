@@ -23,7 +23,12 @@ const theme = createTheme({
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
   },
 });
-const contrast: CSSVariablesResolver = () => ({ variables: {}, light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' }, dark: {} });
+// Error text (a field's message, an invalid input's value) dark enough on white, light enough on dark gray.
+const contrast: CSSVariablesResolver = () => ({
+  variables: {},
+  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', '--mantine-color-error': 'var(--mantine-color-red-9)' },
+  dark: { '--mantine-color-error': 'var(--mantine-color-red-4)' },
+});
 
 const colorSchemeManager = localStorageColorSchemeManager({ key: 'switchboard-color-scheme' });
 

@@ -61,8 +61,8 @@ export function CallsPage() {
       {calls.isSuccess && rows.length === 0 ? (filtered ? <Text c="dimmed">No call matches.</Text> : (
         <EmptyState title="No calls yet">
           Calls appear here as soon as an agent answers or places one, with their transcripts, recordings and costs.
-          Route a number to an agent on the <Anchor component={Link} to="/phone-numbers">Phone numbers</Anchor> page,
-          or follow the steps on <Anchor component={Link} to="/">Get started</Anchor>.
+          Route a number to an agent on the <Anchor component={Link} to="/phone-numbers" underline="always">Phone numbers</Anchor> page,
+          or follow the steps on <Anchor component={Link} to="/" underline="always">Get started</Anchor>.
         </EmptyState>
       )) : null}
       <div ref={sentinel} />

@@ -27,7 +27,7 @@ const theme = createTheme({
 const contrast: CSSVariablesResolver = () => ({
   variables: {},
   light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', '--mantine-color-error': 'var(--mantine-color-red-9)' },
-  dark: { '--mantine-color-error': 'var(--mantine-color-red-4)' },
+  dark: { '--mantine-color-dimmed': 'var(--mantine-color-dark-1)', '--mantine-color-error': 'var(--mantine-color-red-4)' },
 });
 
 const colorSchemeManager = localStorageColorSchemeManager({ key: 'switchboard-color-scheme' });

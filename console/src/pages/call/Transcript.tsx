@@ -35,7 +35,8 @@ export function Transcript({ turns, position, onSeek, deletedAt }: { turns: Turn
           <>
             <Group gap="xs" justify="space-between">
               <Text size="xs" fw={700}>{SPEAKER[turn.role] ?? turn.role}</Text>
-              <Text size="xs" c="dimmed">{formatDuration(turn.start_seconds)}</Text>
+              {/* The bubbles are light in both themes: the time in a gray readable on them. */}
+              <Text size="xs" c="gray.7">{formatDuration(turn.start_seconds)}</Text>
             </Group>
             <Text size="sm" className={classes.text}>{turn.text}</Text>
           </>

@@ -45,8 +45,8 @@ function StepRow({ step, index, isNext }: { step: OnboardingStep; index: number;
           <div>
             <Group gap="xs">
               <Text fw={600}>{step.title}</Text>
-              {state === 'done' ? <Badge color="green.9" variant="light">Done</Badge> : null}
-              {state === 'unknown' ? <Badge color="gray" variant="light">Ask an admin</Badge> : null}
+              {state === 'done' ? <Badge variant="default">Done</Badge> : null}
+              {state === 'unknown' ? <Badge variant="default">Ask an admin</Badge> : null}
             </Group>
             <Text size="sm" c="dimmed">{WHY[step.key]}</Text>
           </div>

@@ -124,6 +124,7 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByLabel('Search transcripts').fill('refunds');
     await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/q=refunds/); // not the previous filter's single row
     await page.getByText('1 calls, all shown.').waitFor();
     assert.match(await rows.first().innerText(), /refund for my last order/, 'the matching turn as a snippet');
 
@@ -176,7 +177,7 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
     await page.getByRole('combobox', { name: 'Organization' }).click();
     await page.getByRole('option', { name: 'Second Co' }).click();
     await page.getByTestId('empty-state').getByText('No calls yet').waitFor();
-    await page.getByText(/· user$/).waitFor();
+    await page.getByRole('banner').getByText(/· user$/).waitFor();
     await page.getByRole('combobox', { name: 'Organization' }).click();
     await page.getByRole('option', { name: 'Console Co' }).click();
     await page.getByTestId('calls-table').locator('tbody tr').first().waitFor();

@@ -164,7 +164,7 @@ describe('the console for a new organization', { skip: skipWithoutBrowser }, () 
 
   test('on a 390 px wide phone the menu holds the organization switcher and sign-out', async () => {
     const { app, base, browser, email } = s;
-    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })).newPage();
     await app.inject({ method: 'POST', url: '/api/auth/sign-in-links', payload: { email }, remoteAddress: '203.0.113.77' });
     await phone.goto(await mailedLink(email));
     await phone.waitForURL(`${base}/calls`);

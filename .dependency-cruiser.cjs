@@ -55,6 +55,13 @@ module.exports = {
       to: { path: '^src/modules/' },
     },
     {
+      name: 'runtime-is-a-client',
+      comment: 'the voice runtime reaches the platform only through the API (@switchboard/sdk and the call token), like any outside runtime',
+      severity: 'error',
+      from: { path: '^runtime/' },
+      to: { path: '^src/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: { path: '^src/' },

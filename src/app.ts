@@ -10,10 +10,12 @@ import { clientErrorHandler, frameworkErrors } from './core/http/framework-error
 import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts.ts';
 import { createRequestLimiter } from './core/http/rate-limit.ts';
 import { registerInputGuards } from './core/http/input-guards.ts';
+import { requestValidatorFactory } from './core/http/request-validation.ts';
 import { registerIdempotency } from './core/http/idempotency.ts';
 import { registerHttpMetrics } from './core/http/metrics.ts';
 import { registerCompression } from './core/http/compression.ts';
 import { nameSchemas } from './core/http/openapi.ts';
+import { declareResponseHeaders, documentRoute } from './core/http/openapi-contract.ts';
 import { OPENAPI_INFO } from './core/http/openapi-info.ts';
 import { ErrorBody } from './core/schemas.ts';
 import { agentRoutes } from './modules/agents/routes.ts';
@@ -29,6 +31,7 @@ import { organizationRoutes } from './modules/organizations/routes.ts';
 import { phoneNumberRoutes } from './modules/phone-numbers/routes.ts';
 import { systemRoutes } from './modules/system/routes.ts';
 import { toolRoutes } from './modules/tools/routes.ts';
+import { runtimeRoutes } from './modules/runtime/routes.ts';
 import { dataSettingsRoutes } from './modules/data-settings/routes.ts';
 import { auditRoutes } from './modules/audit/routes.ts';
 import { limitsRoutes } from './modules/limits/routes.ts';
@@ -74,17 +77,26 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
  * server process and the tests build it the same way. Whoever built the services closes them after
  * the app, unless `closeServices` hands them to the app's close.
  */
-export async function buildApp(services: Services, options: { closeServices?: boolean } = {}): Promise<FastifyInstance> {
+export interface BuildAppOptions {
+  /** The app's close closes the services too. */
+  closeServices?: boolean;
+  /** Runs before the routes are registered (the tests check every answer against the OpenAPI document). */
+  instrument?: (app: FastifyInstance) => void;
+}
+
+export async function buildApp(
+  services: Services,
+  options: BuildAppOptions = {},
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : requestIds();
     },
-    ajv: {
-      // Unknown body fields are refused (400), not silently dropped; every failing field is reported.
-      customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
-    },
+    // Unknown body fields are refused (400), not silently dropped; JSON bodies are not coerced; at
+    // most 20 failing fields are reported (src/core/http/request-validation.ts).
+    schemaController: { compilersFactory: { buildValidator: requestValidatorFactory() } },
     forceCloseConnections: 'idle',
     // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (request.ip).
     ...(services.config.trustProxy.length ? { trustProxy: services.config.trustProxy } : {}),
@@ -98,6 +110,9 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   app.addSchema(ErrorBody);
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
+  // No operation takes text: a body sent as text/plain is 415 like any other unsupported type
+  // (Fastify's default text parser handed routes a string where they expect an object).
+  app.removeContentTypeParser('text/plain');
   registerSecurityHeaders(app);
   registerBodyWatchdog(app, services.config.http);
   registerInputGuards(app);
@@ -105,7 +120,8 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   await app.register(swagger, {
     openapi: OPENAPI_INFO as never,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    transformObject: (documents) => nameSchemas(('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, never>),
+    transform: documentRoute as never,
+    transformObject: (documents) => declareResponseHeaders(nameSchemas(('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, never>)),
   });
 
   // Every route that needs a credential says so in the OpenAPI document.
@@ -133,6 +149,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   registerHttpMetrics(app, services.metrics, config.metrics);
   registerAuth(app, services.authenticator, await createRequestLimiter(app, config.rateLimit, services.adapters.redis));
   registerIdempotency(app, services.idempotency);
+  options.instrument?.(app);
   await app.register(systemRoutes(services.system));
   await app.register(sessionRoutes(services.sessions, { publicBaseUrl: config.publicBaseUrl }));
   await app.register(organizationRoutes(services.organizations, services.members));
@@ -148,6 +165,7 @@ export async function buildApp(services: Services, options: { closeServices?: bo
   await app.register(billingRoutes(services.billing, { ...config.payments, publicBaseUrl: config.publicBaseUrl }));
   await app.register(analyticsRoutes(services.analytics));
   await app.register(toolRoutes(services.tools));
+  await app.register(runtimeRoutes(services.runtime));
   await app.register(dataSettingsRoutes(services.dataSettings));
   await app.register(auditRoutes(services.audit));
   await app.register(limitsRoutes(services.limits));

@@ -33,11 +33,14 @@ Commands:
   org:limits --org ORG_ID --max-concurrent-calls N
       Set how many calls not yet final the organization may have at once (default 10; 0 stops
       new calls). Prints {organization_id, max_concurrent_calls}.
-  mcp --url URL --api-key KEY --org ORG_ID [--http [--port N] [--host H]]
+  mcp --url URL --api-key KEY --org ORG_ID [--http [--port N] [--host H] [--allowed-hosts A,B]]
       A Model Context Protocol server acting with the key, through the API at URL: on stdin and
       stdout, or with --http as Streamable HTTP at http://HOST:PORT/mcp (default 127.0.0.1:3100).
+      Over HTTP every request needs Authorization: Bearer <token> (MCP_TOKEN, or a token generated
+      and printed at start) and a Host (and Origin, if sent) naming localhost, 127.0.0.1, [::1], HOST
+      or one of --allowed-hosts; a non-loopback HOST needs MCP_TOKEN.
       Tools: list_calls, get_call, search_knowledge_base, get_call_analytics, list_agents, get_agent,
-      update_agent, list_phone_numbers; each offered only when the key's role may use it.
+      update_agent, list_phone_numbers; each offered only when the key's role and scopes allow it.
   worker
       Run the job workers (document indexing) without the HTTP server, for scale-out; stops
       on SIGTERM/SIGINT after the running job. Set IN_PROCESS_WORKER=false on the servers
@@ -111,7 +114,7 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     await runWorker(config, (line) => process.stdout.write(`${line}\n`));
   },
 
-  async mcp(_config, options) {
+  async mcp(config, options) {
     const target = { url: required(options, 'url'), apiKey: required(options, 'api-key'), organizationId: required(options, 'org') };
     const { serveHttp, serveStdio } = await import('./mcp/server.ts'); // the MCP SDK only for this command
     if (!options.http) {
@@ -121,9 +124,16 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     const port = options.port === undefined ? 3100 : Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0 to 65535');
     const host = typeof options.host === 'string' ? options.host : '127.0.0.1';
-    const server = await serveHttp({ ...target, port, host });
+    const allowedHosts = typeof options['allowed-hosts'] === 'string' ? options['allowed-hosts'].split(',').map((h) => h.trim()).filter(Boolean) : [];
+    const { isLoopbackHost } = await import('./mcp/http-guard.ts');
+    if (!config.mcpToken && !isLoopbackHost(host)) {
+      throw new UsageError(`--host ${host} listens beyond this machine: set MCP_TOKEN (openssl rand -base64 32) to allow it`);
+    }
+    const { server, token, generated } = await serveHttp({ ...target, port, host, token: config.mcpToken, allowedHosts });
     const address = server.address() as { port: number };
-    process.stdout.write(`MCP (Streamable HTTP) at http://${host}:${address.port}/mcp\n`);
+    process.stdout.write(`MCP (Streamable HTTP) at http://${host.includes(':') ? `[${host}]` : host}:${address.port}/mcp\n`);
+    // A generated token is shown once, here: the client sends it as Authorization: Bearer <token>.
+    if (generated) process.stdout.write(`MCP token (send Authorization: Bearer <token>; set MCP_TOKEN to choose it): ${token}\n`);
     await new Promise<void>((resolve) => { process.once('SIGTERM', resolve); process.once('SIGINT', resolve); });
     server.close();
   },
@@ -198,6 +208,7 @@ async function main(argv: string[]): Promise<number> {
       http: { type: 'boolean' },
       port: { type: 'string' },
       host: { type: 'string' },
+      'allowed-hosts': { type: 'string' },
     },
     strict: true,
   });

@@ -1,6 +1,7 @@
 import { parseNetworks, type AllowedNetworks } from './adapters/http/outbound-addresses.ts';
 import type { EmbedderConfig, MailConfig, MetricsConfig, PaymentsConfig, RuntimeConfig, SipConfig, StorageConfig, WebhooksConfig } from './config.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
+import { isEmailAddress } from './core/email.ts';
 
 // The sections of the configuration that choose an adapter and carry its settings (read by loadConfig).
 
@@ -38,7 +39,8 @@ export function trustProxy(env: Env): string[] {
 /** `ADMIN_EMAIL`, lowercased: the first run's admin user (default admin@localhost). */
 export function adminEmail(env: Env): string {
   const value = (env.ADMIN_EMAIL || 'admin@localhost').trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+$/.test(value)) throw new ConfigError(`ADMIN_EMAIL must be an e-mail address, got "${value}"`);
+  // The same rule as the API's, so the first run's admin can always ask for a sign-in link.
+  if (!isEmailAddress(value)) throw new ConfigError(`ADMIN_EMAIL must be an e-mail address, got "${value}"`);
   return value;
 }
 
@@ -147,13 +149,35 @@ export function webhooks(env: Env): WebhooksConfig {
   return { timeoutMs, retryDelaysMs: delays.map((d) => d * 1000) };
 }
 
-/** RUNTIME_STREAM_URL (ws:// or wss://) and RUNTIME_SIP_URI (sip: or sips:), where carrier calls reach the voice runtime. */
-export function runtime(env: Env): RuntimeConfig {
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * RUNTIME_STREAM_URL (ws:// or wss://) and RUNTIME_SIP_URI (sip: or sips:), where carrier calls reach
+ * the voice runtime. The stream URL takes no query string: the carrier passes values to the stream
+ * only as `<Parameter>`s (and drops a query), so a query would silently never arrive. A plain ws://
+ * URL carries the call's audio unencrypted: fine on the same machine, warned about elsewhere.
+ */
+export function runtime(env: Env): Pick<RuntimeConfig, 'streamUrl' | 'sipUri' | 'warnings'> {
   const streamUrl = env.RUNTIME_STREAM_URL || undefined;
   const sipUri = env.RUNTIME_SIP_URI || undefined;
-  if (streamUrl && !/^wss?:\/\/[^\s]+$/.test(streamUrl)) throw new ConfigError(`RUNTIME_STREAM_URL must be a ws:// or wss:// URL, got "${streamUrl}"`);
+  const warnings: string[] = [];
+  if (streamUrl) {
+    let parsed: URL | undefined;
+    try {
+      parsed = /^wss?:\/\/[^\s]+$/.test(streamUrl) ? new URL(streamUrl) : undefined;
+    } catch {
+      // refused below
+    }
+    if (!parsed || !parsed.hostname) throw new ConfigError(`RUNTIME_STREAM_URL must be a ws:// or wss:// URL, got "${streamUrl}"`);
+    if (parsed.search || streamUrl.includes('?')) {
+      throw new ConfigError(`RUNTIME_STREAM_URL must not have a query string ("${parsed.search || '?'}"): the carrier passes values to the stream only as <Parameter>s (call_sid, agent_id)`);
+    }
+    if (parsed.protocol === 'ws:' && !LOOPBACK_HOST.test(parsed.hostname)) {
+      warnings.push(`RUNTIME_STREAM_URL is plain ws:// to ${parsed.hostname}, not this machine: call audio travels unencrypted; use wss://`);
+    }
+  }
   if (sipUri && !/^sips?:[^\s]+$/.test(sipUri)) throw new ConfigError(`RUNTIME_SIP_URI must be a sip: or sips: URI, got "${sipUri}"`);
-  return { streamUrl, sipUri };
+  return { streamUrl, sipUri, warnings };
 }
 
 /** `METRICS_PORT` (a listener of its own) and `METRICS_TOKEN` (bearer); neither: `/metrics` is not served. */
@@ -162,6 +186,13 @@ export function metrics(env: Env): MetricsConfig {
     port: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 0, 65535) : undefined,
     token: env.METRICS_TOKEN || undefined,
   };
+}
+
+/** `MCP_TOKEN`: long enough not to be guessed over the network (the MCP server may listen beyond loopback with it). */
+export function mcpToken(env: Env): string | undefined {
+  const token = env.MCP_TOKEN || undefined;
+  if (token !== undefined && (token.length < 16 || /\s/.test(token))) throw new ConfigError('MCP_TOKEN must be at least 16 characters, without spaces (e.g. openssl rand -base64 32)');
+  return token;
 }
 
 /**

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { AllowedNetworks } from './adapters/http/outbound-addresses.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
-import { adminEmail, allowedNetworks, trustProxy, embedder, encryptionKey, mail, metrics, payments, refuseUnsafeProduction, runtime, sip, storage, webhooks } from './config-sections.ts';
+import { voiceRuntime, type VoiceRuntimeConfig } from './config-voice-runtime.ts';
+import { adminEmail, allowedNetworks, trustProxy, embedder, encryptionKey, mail, mcpToken, metrics, payments, refuseUnsafeProduction, runtime, sip, storage, webhooks } from './config-sections.ts';
 
 export { ConfigError } from './config-readers.ts';
 
@@ -45,6 +46,8 @@ export interface Config {
   payments: PaymentsConfig;
   webhooks: WebhooksConfig;
   metrics: MetricsConfig;
+  /** Bearer token `switchboard mcp --http` requires (`MCP_TOKEN`); one is generated at start when absent. */
+  mcpToken: string | undefined;
 }
 
 /** Where `/metrics` is served (src/core/http/metrics.ts). */
@@ -121,9 +124,11 @@ export interface CarrierConfig {
 }
 
 /** Where carrier calls are connected to the voice runtime: a media stream WebSocket, or a SIP address. */
-export interface RuntimeConfig {
+export interface RuntimeConfig extends VoiceRuntimeConfig {
   streamUrl: string | undefined;
   sipUri: string | undefined;
+  /** What the operator is told at start (a plain ws:// stream URL to another machine). */
+  warnings: string[];
 }
 
 /** Where SIP trunks of imported SIP numbers live: the database (`local`) or a LiveKit server. */
@@ -189,7 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
       voiceUrl: url(env, 'CARRIER_A_VOICE_URL') ?? `${publicBaseUrl}/api/telephony/carrier_a/voice`,
       statusUrl: url(env, 'CARRIER_A_STATUS_URL') ?? `${publicBaseUrl}/api/telephony/carrier_a/status`,
     },
-    runtime: runtime(env),
+    runtime: { ...runtime(env), ...voiceRuntime(env, publicBaseUrl) },
     sip: sip(env),
     storage: storage(env),
     jobs: {
@@ -206,5 +211,6 @@ export function loadConfig(env: Env = process.env): Config {
     payments: payments(env, publicBaseUrl),
     webhooks: webhooks(env),
     metrics: metrics(env),
+    mcpToken: mcpToken(env),
   };
 }

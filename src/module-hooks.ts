@@ -34,8 +34,18 @@ function packageType(dir: string): PackageType {
   return type;
 }
 
+/**
+ * The repository's own SDK is imported from its TypeScript sources (the `@switchboard/source`
+ * condition of its exports map), so the server, the CLI and the tests never run a stale build; the
+ * published package's `dist/` is for everyone else.
+ */
+const SOURCE_CONDITION = '@switchboard/source';
+
 registerHooks({
   resolve(specifier, context, nextResolve) {
+    if (specifier === '@switchboard/sdk' || specifier.startsWith('@switchboard/sdk/')) {
+      return nextResolve(specifier, { ...context, conditions: [...context.conditions, SOURCE_CONDITION] });
+    }
     const parent = context.parentURL;
     if (parent?.startsWith('file:') && parent.includes('/node_modules/') && /^\.\.?\//.test(specifier) && /\.(m?js|cjs)$/.test(specifier)) {
       const file = fileURLToPath(new URL(specifier, parent));

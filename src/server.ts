@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   await runMigrations(database);
   const services = await buildServices(config, database);
   const app = await buildApp(services);
+  for (const warning of config.runtime.warnings) app.log.warn(warning);
   if (config.jobs.inProcessWorker) await startWorkers(services);
 
   if (config.bootstrap) {

@@ -43,6 +43,9 @@ import { callExportJobs, CallExportService } from './modules/calls/exports.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { idempotencyJobs } from './modules/idempotency/jobs.ts';
 import { IntegrationService } from './modules/integrations/service.ts';
+import { RuntimeService } from './modules/runtime/service.ts';
+import { CallTokens } from './core/auth/call-tokens.ts';
+import { validateProvider } from '@switchboard/runtime';
 import { InvitationEmailer } from './modules/invitations/emailer.ts';
 import { invitationJobs } from './modules/invitations/jobs.ts';
 import { InvitationService } from './modules/invitations/service.ts';
@@ -93,6 +96,9 @@ export interface Services {
   agents: AgentService;
   tools: ToolService;
   integrations: IntegrationService;
+  /** What a voice runtime reads and calls with a call token (extensions.md §10). */
+  runtime: RuntimeService;
+  callTokens: CallTokens;
   phoneNumbers: PhoneNumberService;
   knowledgeBase: KnowledgeBaseService;
   calls: CallService;
@@ -197,12 +203,14 @@ export async function buildServices(config: Config, database: Database, options:
   const audit = new AuditService({ db });
   const apiKeys = new ApiKeyService({ db, revocations: credentials.revocations, outbox, audit });
   const organizations = new OrganizationService({ db, audit });
-  const agents = new AgentService({ db, outbox, audit });
+  const integrations = new IntegrationService({
+    db, secrets: adapters.secrets, carrier: adapters.carrier, audit, providers: { validate: validateProvider }, allowedNetworks: config.allowedNetworks,
+  });
+  const agents = new AgentService({ db, outbox, audit, integrations });
   const analytics = new AnalyticsService({ database });
   const billing = new BillingService({ db, provider: adapters.payments, creditsPerDollar: config.creditsPerDollar, organizations, log, outbox, audit });
   const dataSettings = new DataSettingsService({ db, audit });
   const limits = new LimitsService({ db, rateLimitPerMinute: config.rateLimit.perMinute });
-  const integrations = new IntegrationService({ db, secrets: adapters.secrets, carrier: adapters.carrier, audit });
   const indexer = new DocumentIndexer({ db, store: adapters.store, embedder: adapters.embedder, retryLimit: config.jobs.retryLimit, outbox });
   const emailer = new InvitationEmailer({ db, mailer: adapters.mailer, publicBaseUrl: config.publicBaseUrl, organizations });
   const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
@@ -231,7 +239,16 @@ export async function buildServices(config: Config, database: Database, options:
   const callExports = new CallExportService({
     database, queue, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl, audit, log, retryLimit: config.jobs.retryLimit,
   });
+  const campaigns = new CampaignService({ database, queue, agents, phoneNumbers, audit });
   const dialerNow = now ?? (() => new Date());
+  // Signed with the embedded secret whatever signs user tokens: only this server issues call tokens.
+  const callTokens = new CallTokens(resolveSessionSecret(config.jwt, config.dataDir));
+  const tools = new ToolService({ db, allowedNetworks: config.allowedNetworks, audit });
+  const telephony = new TelephonyService({
+    db, calls, agents, integrations, urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, runtime: config.runtime, log, callTokens, carrier: adapters.carrier,
+  });
+  // The runtime's final report hangs up (or transfers) a carrier leg that is still up, after its commit.
+  calls.onFinalReport(telephony);
   // A call of a campaign that ends moves its contact in the call's own transaction.
   calls.onCallEnded(new CampaignOutcomes({ now: dialerNow, outbox }));
   const dialing = new OutboundDialing({
@@ -245,22 +262,22 @@ export async function buildServices(config: Config, database: Database, options:
 
   return {
     config, database, log, queue, adapters,
-    authenticator: new Authenticator({ keys: credentials.keys, users: new UserAccounts({ db }), tokens: adapters.tokens }),
+    authenticator: new Authenticator({ keys: credentials.keys, users: new UserAccounts({ db }), tokens: adapters.tokens, calls: callTokens }),
     system: new SystemService({ database }),
     organizations,
     members: new MemberService({ db, apiKeys, outbox, audit }),
     invitations,
     apiKeys,
     agents,
-    tools: new ToolService({ db, allowedNetworks: config.allowedNetworks, audit }),
+    tools,
     integrations,
+    runtime: new RuntimeService({ calls, agents, integrations, tools }),
+    callTokens,
     phoneNumbers,
     knowledgeBase: new KnowledgeBaseService({ database, queue, store: adapters.store, embedder: adapters.embedder, agents, audit }),
     calls,
     dialing,
-    telephony: new TelephonyService({
-      db, calls, agents, integrations, urls: { voice: config.carrier.voiceUrl, status: config.carrier.statusUrl }, runtime: config.runtime, log,
-    }),
+    telephony,
     recordings: new RecordingService({
       db, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl,
       tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes, audit, outbox,
@@ -276,7 +293,7 @@ export async function buildServices(config: Config, database: Database, options:
     events,
     webhooks: new WebhookService({ db, secrets: adapters.secrets, outbox, deliverer, agents, allowedNetworks: config.allowedNetworks, audit, now }),
     idempotency,
-    campaigns: new CampaignService({ database, queue, agents, phoneNumbers, audit }),
+    campaigns,
     dialer,
     sessions,
     metrics,
@@ -286,7 +303,7 @@ export async function buildServices(config: Config, database: Database, options:
       ...auditJobs(audit),
       ...eventJobs({ mailDisabled: (job) => events.mailDisabled(job), cleanup: async () => { await events.cleanup(); } }),
       ...idempotencyJobs(idempotency, log),
-      ...campaignJobs(dialer),
+      ...campaignJobs(dialer, campaigns),
       ...callExportJobs(callExports),
     ],
     async close() {

@@ -24,6 +24,11 @@ describe('architecture: the layers hold (.dependency-cruiser.cjs)', () => {
     assert.deepEqual(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`), []);
   });
 
+  test('runtime/ imports nothing from src/ (it is a client of the API)', async () => {
+    const found = await violations('runtime');
+    assert.deepEqual(found.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`), []);
+  });
+
   test('each rule catches what it forbids', async () => {
     // A throwaway tree shaped like src/, with one violation of each rule: proof the rules can fail.
     const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-arch-'));
@@ -38,13 +43,14 @@ describe('architecture: the layers hold (.dependency-cruiser.cjs)', () => {
     write('src/modules/agents/service.ts', "import { AgentRepository } from './repository.ts';\nexport const b = () => AgentRepository;\n");
     write('src/adapters/storage/s3-object-store.ts', "import { services } from '../../services.ts';\nexport class S3ObjectStore {}\nexport const s = services;\n");
     write('src/services.ts', 'export const services = {};\n');
+    write('runtime/src/engine.ts', "import { services } from '../../src/services.ts';\nexport const e = services;\n");
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(tree, 'node_modules'));
     fs.copyFileSync(path.join(ROOT, 'tsconfig.json'), path.join(tree, 'tsconfig.json'));
     try {
-      const rules = new Set((await violations('src', tree)).map((v) => v.rule.name));
+      const rules = new Set([...(await violations('src', tree)), ...(await violations('runtime', tree))].map((v) => v.rule.name));
       for (const rule of [
         'core-is-the-bottom', 'no-fastify-below-routes', 'modules-meet-through-services', 'adapter-implementations-through-factories',
-        'adapters-know-no-module', 'no-circular',
+        'adapters-know-no-module', 'no-circular', 'runtime-is-a-client',
       ]) {
         assert.ok(rules.has(rule), `${rule} was not reported (reported: ${[...rules].join(', ')})`);
       }

@@ -65,10 +65,8 @@ describe('calls: metadata and variables', () => {
     const fiftyOne = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']));
     const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
     assert.equal((await post(org, agentId, { variables: fifty })).statusCode, 200);
-    // The platform's validator coerces scalars in bodies (coerceTypes), so a number is stored as its text.
-    const coerced = await post(org, agentId, { variables: { n: 1 } });
-    assert.deepEqual(coerced.json().data.variables, { n: '1' });
-    for (const variables of [fiftyOne, { nested: { a: 'b' } }, { '': 'empty name' }, ['x']]) {
+    // JSON bodies are taken as sent (no coercion): a variable is text, a number is refused, not stored as its text.
+    for (const variables of [fiftyOne, { nested: { a: 'b' } }, { '': 'empty name' }, ['x'], { n: 1 }, { flag: true }]) {
       const res = await post(org, agentId, { variables });
       assert.equal(res.statusCode, 400, `variables ${JSON.stringify(variables).slice(0, 60)}`);
       assert.ok(res.json().errors.some((e: { path: string }) => e.path.startsWith('body.variables')), res.body);

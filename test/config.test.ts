@@ -33,4 +33,29 @@ describe('configuration guards', () => {
     assert.deepEqual(loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 't' }).metrics, { port: 9464, token: 't' });
     assert.throws(() => loadConfig({ METRICS_PORT: 'ninety' }), ConfigError);
   });
+
+  test('MCP_TOKEN: absent (one is generated at start), or at least 16 characters without spaces', () => {
+    assert.equal(loadConfig({}).mcpToken, undefined);
+    assert.equal(loadConfig({ MCP_TOKEN: 'abcdefghijklmnop' }).mcpToken, 'abcdefghijklmnop');
+    assert.throws(() => loadConfig({ MCP_TOKEN: 'short' }), refusedFor(/MCP_TOKEN/));
+    assert.throws(() => loadConfig({ MCP_TOKEN: 'sixteen chars with spaces' }), refusedFor(/MCP_TOKEN/));
+  });
+
+  test('RUNTIME_STREAM_URL: a query string is refused (the carrier passes only <Parameter>s); plain ws:// off this machine is warned about', () => {
+    for (const withQuery of ['wss://runtime.example.com/stream?tenant=a', 'ws://127.0.0.1:8765/stream?x=1', 'wss://runtime.example.com/stream?']) {
+      assert.throws(() => loadConfig({ RUNTIME_STREAM_URL: withQuery }), refusedFor(/RUNTIME_STREAM_URL must not have a query string/), withQuery);
+    }
+    assert.throws(() => loadConfig({ RUNTIME_STREAM_URL: 'https://runtime.example.com/stream' }), refusedFor(/ws:\/\/ or wss:\/\//));
+    for (const quiet of ['wss://runtime.example.com/stream', 'ws://127.0.0.1:8765/stream', 'ws://localhost:8765/stream', 'ws://[::1]:8765/stream']) {
+      const config = loadConfig({ RUNTIME_STREAM_URL: quiet });
+      assert.equal(config.runtime.streamUrl, quiet);
+      assert.deepEqual(config.runtime.warnings, [], quiet);
+    }
+    for (const remote of ['ws://runtime.example.com/stream', 'ws://10.0.0.5:8765/stream']) {
+      const { warnings } = loadConfig({ RUNTIME_STREAM_URL: remote }).runtime;
+      assert.equal(warnings.length, 1, remote);
+      assert.match(warnings[0]!, /RUNTIME_STREAM_URL .*ws:\/\/.*wss:\/\//);
+    }
+    assert.deepEqual(loadConfig({}).runtime.warnings, []);
+  });
 });

@@ -95,7 +95,12 @@ describe('dial: outbound calls through carrier_a (a stand-in that plays the call
     const [stream] = children(children(twiml.documentElement, 'Connect')[0]!, 'Stream');
     assert.equal(stream!.getAttribute('url'), STREAM_URL);
     const parameters = Object.fromEntries(children(stream!, 'Parameter').map((p) => [p.getAttribute('name'), p.getAttribute('value')]));
-    assert.deepEqual(parameters, { call_sid: call.call_sid, agent_id: agentId });
+    // The answered dial carries the call's token (extensions.md §10): for this call, accepted by its runtime route.
+    const { token, ...named } = parameters as Record<string, string>;
+    assert.deepEqual(named, { call_sid: call.call_sid, agent_id: agentId });
+    assert.equal(JSON.parse(Buffer.from(token!.split('.')[1]!, 'base64url').toString()).sub, call.call_sid);
+    const runtimeView = await app.inject({ url: `/api/runtime/calls/${call.call_sid}`, headers: { authorization: `Bearer ${token}`, 'x-organization-id': org.orgId } });
+    assert.equal(runtimeView.statusCode, 200, runtimeView.body);
 
     // A repeated final callback (carriers retry) changes nothing.
     const repeat = { CallSid: placed.sid, AccountSid: carrier.account.sid, From: placed.from, To: placed.to, Direction: 'outbound-api', CallStatus: 'completed', CallDuration: '42' };

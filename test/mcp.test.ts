@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -7,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
-import { createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { createCall } from './helpers/calls.ts';
 import { createTextDocument, waitForProcessing } from './helpers/documents.ts';
 import { freePort } from './helpers/net.ts';
@@ -70,24 +71,105 @@ describe('switchboard mcp: tools acting with one API key', () => {
     }
   });
 
-  test('over Streamable HTTP (--http)', async () => {
-    const child: ChildProcess = spawn(process.execPath, [...cli, '--url', base, '--api-key', org.keys.agent_manager, '--org', org.orgId, '--http', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout!.on('data', (d) => { out += d; const m = /(http:\/\/\S+\/mcp)/.exec(out); if (m) resolve(m[1]!); });
-        child.stderr!.on('data', (d) => (out += d));
-        child.once('exit', () => reject(new Error(`mcp exited: ${out}`)));
+  /** `switchboard mcp --http` in a child process: resolves with its URL and the token it printed, if any. */
+  const startHttp = (key: string, extraArgs: string[] = [], env: Record<string, string> = {}) => {
+    const child: ChildProcess = spawn(process.execPath, [...cli, '--url', base, '--api-key', key, '--org', org.orgId, '--http', '--port', '0', ...extraArgs], {
+      cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCP_TOKEN: '', ...env },
+    });
+    children.push(child);
+    const started = new Promise<{ url: string; token: string | undefined }>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const url = /(http:\/\/\S+\/mcp)\n/.exec(out)?.[1];
+        const token = /MCP token[^\n]*: (\S+)\n/.exec(out)?.[1];
+        if (url && (token || env.MCP_TOKEN)) resolve({ url, token });
       });
-      const client = new Client({ name: 'switchboard-tests', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-      const names = (await client.listTools()).tools.map((t) => t.name);
-      assert.ok(names.includes('update_agent'), 'an agent manager may update agents');
-      const series = text(await client.callTool({ name: 'get_call_analytics', arguments: { timezone: 'UTC' } }));
-      assert.equal(series.daily.length, 31);
-      await client.close();
+      child.stderr!.on('data', (d) => (out += d));
+      child.once('exit', (code) => reject(Object.assign(new Error(`mcp exited (${code}): ${out}`), { code, out })));
+    });
+    return { child, started };
+  };
+  const children: ChildProcess[] = [];
+  after(() => { for (const child of children) child.kill('SIGTERM'); });
+
+  /** A raw HTTP POST to the MCP endpoint (fetch may not set Host): an initialize request. */
+  const rawPost = (url: string, headers: Record<string, string>) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const req = http.request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(body)), ...headers },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
+  test('over Streamable HTTP (--http), with the token it prints', async () => {
+    const { started } = startHttp(org.keys.agent_manager);
+    const { url, token } = await started;
+    assert.ok(token && token.length >= 32, 'a generated token is printed');
+    const client = new Client({ name: 'switchboard-tests', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes('update_agent'), 'an agent manager may update agents');
+    const series = text(await client.callTool({ name: 'get_call_analytics', arguments: { timezone: 'UTC' } }));
+    assert.equal(series.daily.length, 31);
+    await client.close();
+  });
+
+  test('over HTTP: no token or a wrong one is 401, a foreign Host or Origin is 403 (DNS rebinding), the right token and host work', async () => {
+    const { started } = startHttp(org.keys.admin);
+    const { url, token } = await started;
+    const port = new URL(url).port;
+    const auth = { authorization: `Bearer ${token}` };
+    const cases: Array<[string, Record<string, string>, number]> = [
+      ['no token', {}, 401],
+      ['a wrong token', { authorization: 'Bearer not-the-token-0123456789abcdef' }, 401],
+      ['a token in another scheme', { authorization: `Basic ${token}` }, 401],
+      ['Host: evil.example', { ...auth, host: `evil.example:${port}` }, 403],
+      ['Origin: http://evil.example', { ...auth, origin: 'http://evil.example' }, 403],
+      ['Origin: null', { ...auth, origin: 'null' }, 403],
+      ['Host: evil.example with no token', { host: 'evil.example' }, 403],
+      ['the token, Host 127.0.0.1', auth, 200],
+      ['the token, Host localhost and its Origin', { ...auth, host: `localhost:${port}`, origin: `http://localhost:${port}` }, 200],
+    ];
+    for (const [label, headers, status] of cases) {
+      const res = await rawPost(url, headers);
+      assert.equal(res.status, status, `${label}: ${res.body}`);
+      if (status === 200) assert.equal(JSON.parse(res.body).result.serverInfo.name, 'switchboard');
+      else assert.equal(JSON.parse(res.body).code, { 401: 'unauthenticated', 403: label.includes('Host') ? 'host_not_allowed' : 'origin_not_allowed' }[status]);
+    }
+  });
+
+  test('over HTTP: MCP_TOKEN is the token; a non-loopback address is refused without one', async () => {
+    const chosen = 'chosen-token-0123456789-abcdefgh';
+    const { started } = startHttp(org.keys.admin, [], { MCP_TOKEN: chosen });
+    const { url, token } = await started;
+    assert.equal(token, undefined, 'a chosen token is not printed');
+    assert.equal((await rawPost(url, { authorization: `Bearer ${chosen}` })).status, 200);
+    const refused = startHttp(org.keys.admin, ['--host', '0.0.0.0']);
+    await assert.rejects(refused.started, (err: { code: number; out: string }) => err.code === 2 && /MCP_TOKEN/.test(err.out));
+    // With a token of its own it listens everywhere, still answering only to allowed host names.
+    const everywhere = await startHttp(org.keys.admin, ['--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.test'], { MCP_TOKEN: chosen }).started;
+    const local = `http://127.0.0.1:${new URL(everywhere.url).port}/mcp`;
+    assert.equal((await rawPost(local, { authorization: `Bearer ${chosen}`, host: 'mcp.example.test' })).status, 200);
+    assert.equal((await rawPost(local, { authorization: `Bearer ${chosen}`, host: 'evil.example' })).status, 403);
+  });
+
+  test('a key narrowed by scopes is offered only the tools its scopes allow', async () => {
+    const { app: shared } = await testEnv();
+    const created = await shared.inject({ method: 'POST', url: '/api/api-keys', headers: asRole(org, 'admin'), payload: { name: 'calls only', role: 'admin', scopes: ['calls:read'] } });
+    assert.equal(created.statusCode, 200, created.body);
+    const client = await stdioClient(created.json().data.key);
+    try {
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['get_call', 'list_calls']);
+      assert.equal(text(await client.callTool({ name: 'list_calls', arguments: {} })).length, 1);
     } finally {
-      child.kill('SIGTERM');
+      await client.close();
     }
   });
 

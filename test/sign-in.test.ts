@@ -120,6 +120,31 @@ describe('sign-in by e-mail link', () => {
     assert.equal(accepted.statusCode, 200, accepted.body);
   });
 
+  test('addresses with a single-label domain, as the server\'s own users have them (admin@localhost), may ask for a link and be invited', async () => {
+    const { app, database } = await testEnv();
+    // The first run's admin (ADMIN_EMAIL's default).
+    const admin = await askLink('admin@localhost');
+    assert.equal(admin.statusCode, 200, admin.body);
+    const local = uniqueEmail('ops').replace(/@example\.test$/, '@localhost');
+    await provisionOrganization(database.db, { name: 'Intranet', email: local });
+    assert.equal((await askLink(local)).statusCode, 200);
+    assert.ok(tokenOf((await waitForMails(local, 1))[0]!.text));
+
+    const org = await createOrg();
+    const colleague = uniqueEmail('colleague').replace(/@example\.test$/, '@mailhost');
+    const invitation = await app.inject({ method: 'POST', url: '/api/auth/organizations/invitations', headers: asRole(org, 'admin'), payload: { email: colleague, role: 'user' } });
+    assert.equal(invitation.statusCode, 200, invitation.body);
+    assert.equal((await askLink(colleague)).statusCode, 200);
+    await waitForMails(colleague, 2); // the invitation, then the link
+
+    for (const email of ['not an address', 'a@', '@localhost', 'a@-host', 'a@host-', 'a b@localhost', 'a@b..c', 'a..b@localhost', 'a@ho_st']) {
+      const link = await askLink(email);
+      assert.equal(link.statusCode, 400, email);
+      const invited = await app.inject({ method: 'POST', url: '/api/auth/organizations/invitations', headers: asRole(org, 'admin'), payload: { email, role: 'user' } });
+      assert.equal(invited.statusCode, 400, email);
+    }
+  });
+
   test('an expired link, a made-up token and bad input are refused', async () => {
     const { database } = await testEnv();
     const { email } = await knownUser();

@@ -12,8 +12,9 @@ import { carrierCallSid, carrierNumber, children, parseTwiml, postCarrierForm } 
 const PUBLIC = 'http://127.0.0.1:3000';
 const VOICE_URL = `${PUBLIC}/api/telephony/carrier_a/voice`;
 const STATUS_URL = `${PUBLIC}/api/telephony/carrier_a/status`;
-// A runtime address with characters XML must escape: the TwiML must still be well-formed and carry it exactly.
-const STREAM_URL = 'wss://runtime.example.test/stream?tenant=a&mode="live"<1>';
+// A runtime address with characters XML must escape (in its path: a query string is refused at start):
+// the TwiML must still be well-formed and carry it exactly.
+const STREAM_URL = 'wss://runtime.example.test/stream/tenant=a&mode="live"<1>';
 
 describe('telephony: carrier_a voice and status webhooks', () => {
   let carrier: CarrierStandIn;
@@ -57,7 +58,9 @@ describe('telephony: carrier_a voice and status webhooks', () => {
     const parameters = Object.fromEntries(children(stream!, 'Parameter').map((p) => [p.getAttribute('name'), p.getAttribute('value')]));
     const made = await calls(org);
     assert.equal(made.length, 1);
-    assert.deepEqual(parameters, { call_sid: made[0]!.call_sid, agent_id: agentId });
+    // The call token (extensions.md §10) is checked by test/voice-runtime.test.ts.
+    assert.match(parameters.token ?? '', /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    assert.deepEqual({ ...parameters, token: undefined }, { call_sid: made[0]!.call_sid, agent_id: agentId, token: undefined });
     assert.deepEqual([made[0]!.call_type, made[0]!.status, made[0]!.to_number, made[0]!.from_number, made[0]!.agent_name], ['inbound', 'ringing', phoneNumber, '+14155550199', 'Front desk']);
   });
 
@@ -71,7 +74,9 @@ describe('telephony: carrier_a voice and status webhooks', () => {
     const uri = new URL(sip!.textContent!);
     const sid = (await calls(org))[0]!.call_sid;
     assert.equal(`${uri.protocol}${uri.pathname}`, 'sip:agent@runtime.example.test');
-    assert.deepEqual(Object.fromEntries(uri.searchParams), { 'X-Call-Sid': sid, 'X-Agent-Id': agentId });
+    const headers = Object.fromEntries(uri.searchParams);
+    assert.match(headers['X-Call-Token'] ?? '', /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    assert.deepEqual({ ...headers, 'X-Call-Token': undefined }, { 'X-Call-Sid': sid, 'X-Agent-Id': agentId, 'X-Call-Token': undefined });
   });
 
   test('a bad, missing or foreign signature is 403 and creates nothing; so is a changed parameter', async () => {
@@ -207,5 +212,38 @@ describe('telephony: carrier_a voice and status webhooks', () => {
     assert.equal(res.statusCode, 200);
     assert.equal((await calls(a))[0]!.status, 'ringing');
     assert.deepEqual(await calls(b), []);
+  });
+  test("another organization's carrier sid: B's signed voice and status requests never name, change or end A's call", async () => {
+    const [a, b] = [await createOrg(), await createOrg()];
+    const numberA = (await carrierNumber(app, carrier, a)).phoneNumber;
+    const numberB = (await carrierNumber(app, carrier, b)).phoneNumber;
+    const paramsA = inbound(numberA);
+    assert.equal((await voice(paramsA)).statusCode, 200);
+    const before = await getCall(a, (await calls(a))[0]!.call_sid);
+    const agentA = before.agent_id as string;
+    // B signs (with its own integration's token) a request for its own number carrying A's CallSid.
+    for (const target of [app, sipApp]) {
+      const res = await voice(inbound(numberB, paramsA.CallSid), undefined, target);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.ok(!res.body.includes(before.call_sid) && !res.body.includes(agentA), res.body);
+    }
+    const noRuntime = await buildTestApp(testConfig((await testEnv()).tmpDir, { CARRIER_A_API_URL: carrier.url, PUBLIC_BASE_URL: PUBLIC }));
+    try {
+      const res = await voice(inbound(numberB, paramsA.CallSid), undefined, noRuntime);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.ok(!res.body.includes(before.call_sid) && !res.body.includes(agentA), res.body);
+    } finally {
+      await noRuntime.close();
+    }
+    // The same sid in B's status callbacks (To: B's number, signed by B's integration).
+    for (const callStatus of ['in-progress', 'completed', 'failed']) {
+      const res = await status({ CallSid: paramsA.CallSid, AccountSid: carrier.account.sid, From: paramsA.From, To: numberB, Direction: 'inbound', CallStatus: callStatus, CallDuration: '7' });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    assert.deepEqual(await getCall(a, before.call_sid), before);
+    assert.equal((await calls(a)).length, 1);
+    // A's own carrier still moves A's call.
+    assert.equal((await status({ CallSid: paramsA.CallSid, AccountSid: carrier.account.sid, From: paramsA.From, To: numberA, CallStatus: 'in-progress' })).statusCode, 200);
+    assert.equal((await getCall(a, before.call_sid)).status, 'in_progress');
   });
 });

@@ -8,8 +8,8 @@ import { TEST_ENCRYPTION_KEY, testConfig, testEnv, TEST_JWT_SECRET, buildTestApp
 import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 
 let seq = 0;
-async function createTool(org: TestOrg, body: Record<string, unknown> = {}) {
-  const { app } = await testEnv();
+async function createTool(org: TestOrg, body: Record<string, unknown> = {}, target?: FastifyInstance) {
+  const app = target ?? (await testEnv()).app;
   const res = await app.inject({
     method: 'POST', url: '/api/tools', headers: asRole(org, 'admin'),
     payload: { tool_name: `tool_${++seq}`, tool_description: 'Looks things up', webhook_url: 'https://example.com/hook', ...body },
@@ -152,29 +152,71 @@ describe('tool webhook test call', () => {
     await new Promise((r) => server?.close(r));
   });
 
-  test('loopback, private, metadata and IPv6-mapped destinations are refused by default, by name and by address', async () => {
+  /** A tool whose URL the rule refuses now (saved under a wider ALLOWED_NETWORKS, say): stored as it is. */
+  async function storedTool(org: TestOrg, url: string) {
+    const tool = await createTool(org, { webhook_url: 'https://example.com/hook' });
+    const { database } = await testEnv();
+    await database.pool.query('UPDATE tools SET webhook_url = $1 WHERE id = $2', [url, tool.tool_id]);
+    return tool;
+  }
+
+  const refusedByDefault = (port: string) => [
+    `http://127.0.0.1:${port}/hook`, `http://localhost:${port}/hook`, 'http://10.1.2.3/hook', 'http://169.254.169.254/latest/meta-data',
+    'http://[::1]/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://[::ffff:a9fe:a9fe]/', 'http://0.0.0.0/', 'http://2130706433/',
+  ];
+  const embedding127 = ['[::127.0.0.1]', '[::7f00:1]', '[::ffff:0:127.0.0.1]', '[::ffff:0:7f00:1]', '[64:ff9b:1::7f00:1]'];
+
+  test('a webhook_url the outbound rule refuses is refused at create and update: 400 destination_refused naming webhook_url', async () => {
     const { app } = await testEnv();
     const org = await createOrg();
     const port = new URL(base).port;
-    for (const url of [
-      `${base}/hook`, `http://localhost:${port}/hook`, 'http://10.1.2.3/hook', 'http://169.254.169.254/latest/meta-data',
-      'http://[::1]/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://[::ffff:a9fe:a9fe]/', 'http://0.0.0.0/', 'http://2130706433/',
-    ]) {
-      const tool = await createTool(org, { webhook_url: url });
-      const res = await app.inject({ method: 'POST', url: `/api/tools/${tool.tool_id}/test`, headers: asRole(org, 'admin'), payload: {} });
-      assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
-      assert.equal(res.json().code, 'destination_refused', url);
+    const kept = await createTool(org);
+    const cases: Array<[FastifyInstance, string]> = [
+      ...refusedByDefault(port).map((url) => [app, url] as [FastifyInstance, string]),
+      ...embedding127.flatMap((host) => [app, allowingApp].map((target) => [target, `http://${host}:${port}/hook`] as [FastifyInstance, string])),
+    ];
+    for (const [target, url] of cases) {
+      const created = await target.inject({
+        method: 'POST', url: '/api/tools', headers: asRole(org, 'admin'),
+        payload: { tool_name: `refused_${++seq}`, tool_description: 'd', webhook_url: url },
+      });
+      const updated = await target.inject({ method: 'PATCH', url: `/api/tools/${kept.tool_id}`, headers: asRole(org, 'admin'), payload: { webhook_url: url } });
+      for (const res of [created, updated]) {
+        assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+        assert.equal(res.json().code, 'destination_refused', url);
+        assert.equal(res.json().errors[0].path, 'body.webhook_url');
+        assert.match(res.json().errors[0].message, /outbound address rule/);
+      }
     }
-    assert.equal(received.length, 0, 'nothing reached the local server');
+    const listed = await app.inject({ url: '/api/tools', headers: asRole(org, 'admin') });
+    assert.deepEqual(listed.json().data.map((t: { webhook_url: string }) => t.webhook_url), ['https://example.com/hook']);
+    // Where ALLOWED_NETWORKS covers the address, the same URL is saved.
+    const allowed = await createTool(org, { webhook_url: `${base}/hook` }, allowingApp);
+    assert.equal(allowed.webhook_url, `${base}/hook`);
+    assert.equal(received.length, 0, 'saving a tool calls nothing');
   });
 
-  test('IPv6 forms embedding 127.0.0.1 are refused, even when 127.0.0.1 is allowed', async () => {
+  test('loopback, private, metadata and IPv6-mapped destinations are refused by default at call time too, by name and by address', async () => {
     const { app } = await testEnv();
     const org = await createOrg();
     const port = new URL(base).port;
     const before = received.length;
-    for (const host of ['[::127.0.0.1]', '[::7f00:1]', '[::ffff:0:127.0.0.1]', '[::ffff:0:7f00:1]', '[64:ff9b:1::7f00:1]']) {
-      const tool = await createTool(org, { webhook_url: `http://${host}:${port}/hook` });
+    for (const url of refusedByDefault(port)) {
+      const tool = await storedTool(org, url);
+      const res = await app.inject({ method: 'POST', url: `/api/tools/${tool.tool_id}/test`, headers: asRole(org, 'admin'), payload: {} });
+      assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+      assert.equal(res.json().code, 'destination_refused', url);
+    }
+    assert.equal(received.length, before, 'nothing reached the local server');
+  });
+
+  test('IPv6 forms embedding 127.0.0.1 are refused at call time, even when 127.0.0.1 is allowed', async () => {
+    const { app } = await testEnv();
+    const org = await createOrg();
+    const port = new URL(base).port;
+    const before = received.length;
+    for (const host of embedding127) {
+      const tool = await storedTool(org, `http://${host}:${port}/hook`);
       for (const target of [app, allowingApp]) {
         const res = await target.inject({ method: 'POST', url: `/api/tools/${tool.tool_id}/test`, headers: asRole(org, 'admin'), payload: {} });
         assert.equal(res.statusCode, 400, `${host}: ${res.body}`);
@@ -189,7 +231,7 @@ describe('tool webhook test call', () => {
     const tool = await createTool(org, {
       webhook_url: `${base}/hook`, headers: { 'X-Secret': 's3' },
       parameters: [{ name: 'city', type: 'string' }, { name: 'nights', type: 'integer' }, { name: 'kind', type: 'string', enum: ['suite', 'room'] }],
-    });
+    }, allowingApp);
     const before = received.length;
     const res = await allowingApp.inject({ method: 'POST', url: `/api/tools/${tool.tool_id}/test`, headers: asRole(org, 'agent_manager') });
     assert.equal(res.statusCode, 200, res.body);
@@ -204,24 +246,24 @@ describe('tool webhook test call', () => {
     assert.equal(call.headers['x-secret'], 's3');
     assert.deepEqual(JSON.parse(call.body), { tool_name: tool.tool_name, arguments: { city: 'sample city', nights: 1, kind: 'suite' } });
 
-    const getTool = await createTool(org, { webhook_url: `${base}/big`, http_method: 'GET' });
+    const getTool = await createTool(org, { webhook_url: `${base}/big`, http_method: 'GET' }, allowingApp);
     const big = (await allowingApp.inject({ method: 'POST', url: `/api/tools/${getTool.tool_id}/test`, headers: asRole(org, 'admin'), payload: { arguments: { q: 'x y' } } })).json().data;
     assert.equal(big.body.length, 4096);
     assert.equal(big.truncated, true);
     assert.equal(received.at(-1)!.url, '/big?q=x+y');
 
-    const failing = await createTool(org, { webhook_url: `${base}/fail` });
+    const failing = await createTool(org, { webhook_url: `${base}/fail` }, allowingApp);
     const failed = (await allowingApp.inject({ method: 'POST', url: `/api/tools/${failing.tool_id}/test`, headers: asRole(org, 'admin') })).json().data;
     assert.deepEqual([failed.ok, failed.status_code, failed.body], [false, 500, 'boom']);
   });
 
   test('a redirect to a private address is refused; a slow webhook times out without hanging', async () => {
     const org = await createOrg();
-    const redirecting = await createTool(org, { webhook_url: `${base}/redirect-private` });
+    const redirecting = await createTool(org, { webhook_url: `${base}/redirect-private` }, allowingApp);
     const res = await allowingApp.inject({ method: 'POST', url: `/api/tools/${redirecting.tool_id}/test`, headers: asRole(org, 'admin') });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().code, 'destination_refused');
-    const slow = await createTool(org, { webhook_url: `${base}/slow`, timeout_seconds: 1 });
+    const slow = await createTool(org, { webhook_url: `${base}/slow`, timeout_seconds: 1 }, allowingApp);
     const timed = (await allowingApp.inject({ method: 'POST', url: `/api/tools/${slow.tool_id}/test`, headers: asRole(org, 'admin') })).json().data;
     assert.equal(timed.ok, false);
     assert.match(timed.error, /timed out/);

@@ -33,8 +33,11 @@ export const Errors = {
   validation: (detail: string, errors?: FieldError[]) => new AppError(400, 'validation_error', detail, errors),
   badRequest: (detail: string, code = 'bad_request') => new AppError(400, code, detail),
   invalidCursor: () => new AppError(400, 'invalid_cursor', 'The cursor is not valid for this list'),
-  destinationRefused: (detail: string) =>
-    new AppError(400, 'destination_refused', `The webhook destination is not allowed: ${detail}`),
+  /** `field`: the request field holding the refused URL, reported with the rule it breaks. */
+  destinationRefused: (detail: string, field?: string) =>
+    new AppError(400, 'destination_refused', `The webhook destination is not allowed: ${detail}`, field
+      ? [{ path: field, message: `is refused by the outbound address rule (public addresses only, unless ALLOWED_NETWORKS covers it): ${detail}` }]
+      : undefined),
   organizationRequired: () =>
     new AppError(400, 'organization_required', 'The X-Organization-Id header is required'),
 
@@ -57,6 +60,10 @@ export const Errors = {
   linkExpired: () => new AppError(403, 'link_expired', 'The link has expired'),
   /** An API key narrowed by `scopes` lacks the route's permission (extensions.md §6). */
   scopeMissing: (permission: string) => new AppError(403, 'scope_missing', `The API key's scopes do not include ${permission}`),
+  /** A key asked to hand on (to a new key or an invited member) permissions its own scopes do not include. */
+  scopeNotGrantable: (detail: string) => new AppError(403, 'scope_missing', detail),
+  /** A key with `allowed_ips` asked to hand on access from addresses outside them. */
+  allowedIpsTooWide: (detail: string) => new AppError(403, 'allowed_ips_too_wide', detail),
   /** An API key with `allowed_ips` used from another address. */
   ipNotAllowed: () => new AppError(403, 'ip_not_allowed', "The request's address is not in the API key's allowed_ips"),
   userTokenRequired: () =>

@@ -6,8 +6,68 @@ export type Logger = pino.Logger;
  * The process's one logger: Fastify logs requests through it, and services and job workers get it
  * from the composition root, so every line of a process goes to the same place at the same level.
  */
-export function createLogger(level: string): Logger {
-  return pino({ level, serializers: { err: serializeError } });
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options = { level, serializers: { err: serializeError, req: serializeRequest } };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * Query parameters whose values are logged: paging, sorting, enumerations, time ranges, amounts and
+ * ids. Every other value is `[REDACTED]`, the name kept: signatures of recording and export links
+ * (`sig`, a bearer credential for an hour), search terms (`q`, `search`), `metadata.<key>` filters,
+ * phone numbers, sign-in tokens, and any parameter added later until it is listed here.
+ */
+const LOGGED_QUERY_VALUES = new Set([
+  'page_size', 'cursor', 'limit', 'sort_by', 'sort_direction', 'type', 'types', 'event_type', 'status', 'call_type',
+  'end_reason', 'billing_status', 'has_recording', 'min_duration', 'max_duration', 'min_cost', 'max_cost',
+  'from', 'to', 'start_date', 'end_date', 'start_time', 'end_time', 'start', 'end', 'timezone', 'granularity',
+  'group_by', 'metrics', 'agent_id', 'campaign_id', 'actor_id', 'action', 'resource_type', 'resource_id',
+  'org', 'expires', 'result',
+]);
+
+export const REDACTED = '[REDACTED]';
+
+/** `a=1&sig=abc&q=` → `a=1&sig=[REDACTED]&q=`: names kept, values kept only for LOGGED_QUERY_VALUES. */
+export function redactQuery(query: string): string {
+  return query.split('&').map((pair) => {
+    const equals = pair.indexOf('=');
+    if (equals < 0 || equals === pair.length - 1) return pair;
+    const name = pair.slice(0, equals);
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name.replaceAll('+', ' '));
+    } catch {
+      // a malformed name is logged as sent, its value redacted
+    }
+    return LOGGED_QUERY_VALUES.has(decoded) ? pair : `${name}=${REDACTED}`;
+  }).join('&');
+}
+
+/** What the log sees of a Fastify request (structurally: core does not depend on Fastify's types here). */
+interface LoggedRequest {
+  method: string;
+  url: string;
+  routeOptions?: { url?: string };
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+/**
+ * The request line: the route pattern (`/api/calls/:call_sid`, not the id; the raw path only when no
+ * route matched) and the query redacted, so the log holds no usable link and no search term.
+ */
+function serializeRequest(req: LoggedRequest) {
+  const mark = req.url.indexOf('?');
+  const path = mark < 0 ? req.url : req.url.slice(0, mark);
+  const route = req.routeOptions?.url ?? path;
+  return {
+    method: req.method,
+    url: mark < 0 ? route : `${route}?${redactQuery(req.url.slice(mark + 1))}`,
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
 }
 
 interface QueryError extends Error {

@@ -62,6 +62,9 @@ function table(): Record<string, readonly Role[]> {
   permissions['webhooks:read'] = MANAGERS;
   permissions['webhooks:write'] = ADMINS;
   permissions['billing:settings'] = ADMINS;
+  // extensions.md §10: a call's runtime configuration (decrypted provider credentials) and its tool
+  // calls are for the call's token alone; no role holds them.
+  permissions['runtime:call'] = [];
   return permissions;
 }
 

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import { EMAIL_PATTERN } from './email.ts';
 import { ROLES } from './permissions.ts';
 
 /** Shapes shared by every route, so the OpenAPI document and the responses cannot drift. */
@@ -50,6 +51,10 @@ export const Timestamp = Type.String({ format: 'date-time' });
  * simply 404 like any unknown id (decisions.md §1), never a 400.
  */
 export const PathId = (description: string) => Type.String({ description });
+
+/** An e-mail address; a single-label domain (`admin@localhost`) included (src/core/email.ts). */
+export const EmailAddress = (options: { maxLength: number; description?: string; examples?: string[] }) =>
+  Type.String({ pattern: EMAIL_PATTERN, minLength: 3, ...options });
 
 /** A phone number in E.164 (decisions.md §1). */
 export const E164 = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550100' });

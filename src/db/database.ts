@@ -7,6 +7,7 @@ import * as schema from './schema/index.ts';
 import { runningEmbeddedSocket, startEmbedded, type EmbeddedServer } from './embedded.ts';
 import { inTransactionScope } from './transaction-scope.ts';
 import { flushWrites, holdWrites } from './ride-along.ts';
+import { currentHolder, releaseHeldCommit } from './held-commit.ts';
 
 export type Db = NodePgDatabase<typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -38,13 +39,36 @@ const EXTRA_EMBEDDED_CONNECTIONS = 10;
 
 /**
  * Drizzle over the pool. Its transactions are marked (transaction-scope.ts) so the job queue can
- * refuse to start in one, and hold deferred writes (ride-along.ts), sent before their COMMIT.
+ * refuse to start in one, hold deferred writes (ride-along.ts), sent before their COMMIT, and, in a
+ * unit of work that seals its transactions (held-commit.ts: a request holding an idempotency key),
+ * have their COMMIT held for the seal.
  */
 function drizzleWithScope(pool: pg.Pool): Db {
   const db = drizzle({ client: pool, schema });
   const transaction = db.transaction.bind(db);
-  db.transaction = ((work, config) => inTransactionScope(() => transaction((tx) => holdingWrites(tx, work), config))) as Db['transaction'];
+  db.transaction = ((work, config) => inTransactionScope(() => {
+    const holder = currentHolder();
+    if (!holder) return transaction((tx) => holdingWrites(tx, work), config);
+    let open!: Tx;
+    return holder.run((body) => transaction((tx) => {
+      open = tx;
+      return body();
+    }, config), (name, text, values) => preparedOn(open, name, text, values), () => holdingWrites(open, work));
+  })) as Db['transaction'];
   return db;
+}
+
+/**
+ * While a unit of work holds a COMMIT, anything else it sends through the pool first lets that
+ * COMMIT go (held-commit.ts): on the embedded database the pool's other connections wait for an
+ * open transaction, so the unit would wait for itself.
+ */
+function releasingHeldCommits(pool: pg.Pool): void {
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  const holds = (args: unknown[]) => typeof args[args.length - 1] !== 'function' && currentHolder()?.holding === true;
+  pool.connect = ((...args: unknown[]) => (holds(args) ? releaseHeldCommit().then(() => connect(...args)) : connect(...args))) as pg.Pool['connect'];
+  pool.query = ((...args: unknown[]) => (holds(args) ? releaseHeldCommit().then(() => query(...args)) : query(...args))) as pg.Pool['query'];
 }
 
 /** Runs a transaction's work, then sends the writes it deferred while its COMMIT is still ahead. */
@@ -72,6 +96,7 @@ function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void
   // killed the process. The query in flight still fails; the pool drops the broken client on release.
   pool.on('connect', (client) => client.on('error', () => {}));
   const { connectionString, host, user, database } = pool.options;
+  releasingHeldCommits(pool);
   const db = drizzleWithScope(pool);
   return {
     pool,
@@ -156,11 +181,22 @@ export function withClientTransaction<T>(database: Database, work: (tx: Db, clie
   return inTransactionScope(() => clientTransaction(database, work));
 }
 
-async function clientTransaction<T>(database: Database, work: (tx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
+function clientTransaction<T>(database: Database, work: (tx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const holder = currentHolder();
+  if (!holder) return begun(database, (tx, client) => holdingWrites(tx, (t) => work(t, client)));
+  let open!: { tx: Db; client: pg.PoolClient };
+  return holder.run((body) => begun(database, (tx, client) => {
+    open = { tx, client };
+    return body();
+  }), (name, text, values) => preparedOn(open.tx, name, text, values), () => holdingWrites(open.tx, (t) => work(t, open.client)));
+}
+
+/** BEGIN, the work, COMMIT (ROLLBACK when it throws) on a client of the pool. */
+async function begun<T>(database: Database, work: (tx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await database.pool.connect();
   try {
     await client.query('BEGIN');
-    const result = await holdingWrites(drizzle({ client, schema }) as unknown as Db, (tx) => work(tx, client));
+    const result = await work(drizzle({ client, schema }) as unknown as Db, client);
     await client.query('COMMIT');
     return result;
   } catch (err) {

@@ -19,6 +19,8 @@ export interface CarrierStandIn {
   requests: Array<{ method: string; url: string; authorization?: string }>;
   /** The calls placed through `Calls.json`, in order, with the form parameters they came with. */
   placed: PlacedCall[];
+  /** Changes of live calls (`Calls/{CallSid}.json`): a hang-up (`Status=completed`) or new TwiML (a transfer). */
+  callUpdates: Array<{ callSid: string; status: string | null; twiml: string | null }>;
   /** How `Calls.json` answers a call to `to` (default: accept). */
   placement: (to: string) => 'accept' | 'reject' | 'hang';
   /** Played at once after an accepted placement when it returns an outcome (default: the test plays calls itself). */
@@ -128,13 +130,18 @@ export async function startCarrierStandIn(): Promise<CarrierStandIn> {
     let body = '';
     for await (const chunk of req) body += chunk;
     const url = new URL(req.url!, 'http://stand-in');
-    const match = /^\/2010-04-01\/Accounts\/([^/]+?)(\.json|\/Calls\.json|\/IncomingPhoneNumbers\.json|\/IncomingPhoneNumbers\/([^/]+)\.json)$/.exec(url.pathname);
+    const match = /^\/2010-04-01\/Accounts\/([^/]+?)(\.json|\/Calls\.json|\/IncomingPhoneNumbers\.json|\/IncomingPhoneNumbers\/([^/]+)\.json|\/Calls\/([^/]+)\.json)$/.exec(url.pathname);
     if (!match) return send(res, 404, { code: 20404, message: 'The requested resource was not found' });
     if (match[1]!.startsWith('AChang')) return; // never answers
     const expected = `Basic ${Buffer.from(`${account.sid}:${account.token}`).toString('base64')}`;
     if (match[1] !== account.sid || req.headers.authorization !== expected) return send(res, 401, { code: 20003, message: 'Authenticate' });
 
     if (match[2] === '/Calls.json' && req.method === 'POST') return placeCall(res, new URLSearchParams(body));
+    if (match[4] && req.method === 'POST') {
+      const form = new URLSearchParams(body);
+      standIn.callUpdates.push({ callSid: decodeURIComponent(match[4]), status: form.get('Status'), twiml: form.get('Twiml') });
+      return send(res, 200, { sid: match[4], status: form.get('Status') ?? 'in-progress' });
+    }
     if (match[2] === '.json') return send(res, 200, { sid: account.sid, status: 'active', friendly_name: 'Stand-in account' });
     if (match[2] === '/IncomingPhoneNumbers.json' && req.method === 'GET') {
       const wanted = url.searchParams.get('PhoneNumber');
@@ -160,6 +167,7 @@ export async function startCarrierStandIn(): Promise<CarrierStandIn> {
       return sid;
     },
     requests,
+    callUpdates: [],
     placed,
     placement: () => 'accept',
     autoPlay: () => undefined,

@@ -8,6 +8,7 @@ import { openDatabase, openMemoryDatabase, runMigrations, type Database } from '
 import { JobQueue } from '../../src/jobs/queue.ts';
 import { startWorkers } from '../../src/jobs/workers.ts';
 import { buildServices, type Adapters, type Services } from '../../src/services.ts';
+import { checkAnswersAgainstDocument } from './contract.ts';
 
 /**
  * One database and one app per test run (the runner uses --test-isolation=none, so every file
@@ -68,7 +69,7 @@ async function create(): Promise<TestEnv> {
     : await openMemoryDatabase(tmpDir, 10, IDLE_MS);
   await runMigrations(database);
   const services = await buildServices(config, database, { background: true, now: testClock.now });
-  const app = await buildApp(services);
+  const app = await buildApp(services, { instrument: checkAnswersAgainstDocument });
   await startWorkers(services);
   return { app, database, config, jwtSecret: TEST_JWT_SECRET, tmpDir, queue: services.queue, services };
 }
@@ -80,7 +81,7 @@ async function create(): Promise<TestEnv> {
 export async function buildTestApp(config: Config, adapters: Partial<Adapters> = {}): Promise<FastifyInstance> {
   const env = await testEnv();
   const services = await buildServices(config, env.database, { queue: env.queue, adapters, log: env.services.log, now: testClock.now });
-  return buildApp(services, { closeServices: true });
+  return buildApp(services, { closeServices: true, instrument: checkAnswersAgainstDocument });
 }
 
 export function testEnv(): Promise<TestEnv> {

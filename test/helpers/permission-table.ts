@@ -46,6 +46,8 @@ export const PERMISSION_TABLE: Readonly<Record<string, readonly Role[]>> = {
   'webhooks:read': ['admin', 'agent_manager'],
 
   'integrations:validate': ['admin', 'agent_manager', 'user'],
+  // extensions.md §10: "the one route that returns decrypted provider credentials, and only to the call's token".
+  'runtime:call': [],
 
   'invitations:create': ['admin'],
   'invitations:delete': ['admin'],

@@ -85,6 +85,15 @@ export class CarrierClient {
     return { sid: body.sid };
   }
 
+  /**
+   * Changes a live call (`Calls/{CallSid}.json`): `Status=completed` hangs it up; `Twiml` replaces
+   * what it runs (a transfer: `<Dial>` to another number).
+   */
+  async updateCall(credentials: CarrierCredentials, callSid: string, change: { status: 'completed' } | { twiml: string }): Promise<void> {
+    const form = new URLSearchParams('status' in change ? { Status: change.status } : { Twiml: change.twiml });
+    await this.#call(credentials, 'POST', `/Calls/${encodeURIComponent(callSid)}.json`, form);
+  }
+
   async #call(credentials: CarrierCredentials, method: 'GET' | 'POST', resource: string, form?: URLSearchParams): Promise<unknown> {
     const url = `${this.#baseUrl}/2010-04-01/Accounts/${encodeURIComponent(credentials.account_sid)}${resource}`;
     let res: Response;

@@ -49,6 +49,27 @@ export function isPermittedAddress(text: string, allowed: AllowedNetworks): bool
   return address !== null && (addressInNetworks(address, allowed) || isGlobalUnicast(address));
 }
 
+/**
+ * The outbound address rule for a URL as it is saved (a tool's webhook, a webhook endpoint): its
+ * host, an address or every address its name resolves to now, must be permitted. Returns those
+ * addresses. A name that resolves to nothing now is refused with `unresolvable: 'refuse'`, else
+ * accepted with no addresses (every request re-checks the addresses it connects to).
+ */
+export async function checkHostAddresses(url: URL, allowed: AllowedNetworks, unresolvable: 'refuse' | 'accept'): Promise<string[]> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = net.isIP(host) ? [host] : (await dns.promises.lookup(host, { all: true })).map((a) => a.address);
+  } catch {
+    if (unresolvable === 'accept') return [];
+    throw new DestinationRefusedError(`${host} does not resolve`);
+  }
+  if (addresses.length === 0 || addresses.some((a) => !isPermittedAddress(a, allowed))) {
+    throw new DestinationRefusedError(`${host} resolves to a non-public address`);
+  }
+  return addresses;
+}
+
 type Resolver = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
 
 /**

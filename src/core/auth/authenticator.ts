@@ -4,6 +4,7 @@ import { isRole } from '../permissions.ts';
 import { API_KEY_PATTERN, hashApiKey } from './api-key-secret.ts';
 import type { ApiKeyLookup, UserDirectory } from './ports.ts';
 import type { TokenVerifier } from './tokens.ts';
+import { claimsCallToken, type CallTokens } from './call-tokens.ts';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -21,11 +22,13 @@ export class Authenticator {
   readonly #keys: ApiKeyLookup;
   readonly #users: UserDirectory;
   readonly #tokens: TokenVerifier;
+  readonly #calls: CallTokens | undefined;
   /** Per-process memory of the last `last_used_at` write per key, so a burst writes once. */
   readonly #lastTouched = new Map<string, number>();
 
-  constructor(deps: { keys: ApiKeyLookup; users: UserDirectory; tokens: TokenVerifier }) {
+  constructor(deps: { keys: ApiKeyLookup; users: UserDirectory; tokens: TokenVerifier; calls?: CallTokens }) {
     this.#keys = deps.keys;
+    this.#calls = deps.calls;
     this.#users = deps.users;
     this.#tokens = deps.tokens;
   }
@@ -35,6 +38,10 @@ export class Authenticator {
     if (headers.authorization !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization);
       if (!match) throw Errors.invalidToken('expected "Bearer <token>"');
+      if (this.#calls && claimsCallToken(match[1]!)) {
+        const call = await this.#calls.verify(match[1]!);
+        return { actor: { type: 'runtime', callSid: call.callSid, agentId: call.agentId, userId: `call:${call.callSid}`, email: null }, call, requestId };
+      }
       return this.#fromToken(match[1]!, requestId);
     }
     throw Errors.unauthenticated();
@@ -42,10 +49,17 @@ export class Authenticator {
 
   async context(principal: Principal, orgHeader: string | undefined): Promise<RequestContext> {
     if (orgHeader === undefined || orgHeader === '') throw Errors.organizationRequired();
+    if (principal.call) {
+      if (principal.call.orgId !== orgHeader) throw Errors.organizationForbidden();
+      // The role only satisfies the type: a call token reaches the routes that accept it (auth plugin), nothing else.
+      return { orgId: orgHeader, actor: principal.actor, role: 'agent_manager', requestId: principal.requestId, call: principal.call };
+    }
     if (principal.apiKey) {
       if (principal.apiKey.orgId !== orgHeader) throw Errors.organizationForbidden();
-      return { orgId: orgHeader, actor: principal.actor, role: principal.apiKey.role, requestId: principal.requestId };
+      const { role, scopes, allowedIps } = principal.apiKey;
+      return { orgId: orgHeader, actor: principal.actor, role, requestId: principal.requestId, narrowing: { scopes, allowedIps } };
     }
+    if (principal.actor.type !== 'user') throw Errors.organizationForbidden();
     const role = await this.#users.membershipRole(orgHeader, principal.actor.userId);
     if (!role || !isRole(role)) throw Errors.organizationForbidden();
     return { orgId: orgHeader, actor: principal.actor, role, requestId: principal.requestId };

@@ -18,6 +18,11 @@ declare module 'fastify' {
     auth?: RouteAuth;
     /** Permission of `core/permissions.ts` the caller's role must hold (org routes). */
     permission?: string;
+    /**
+     * The route accepts a call token (extensions.md §10), for the token's own call: a `call_sid`
+     * path parameter must be the token's. Every other route refuses call tokens (403 scope_missing).
+     */
+    callToken?: boolean;
   }
   interface FastifyRequest {
     ctx: RequestContext;
@@ -69,8 +74,18 @@ async function authenticate(request: FastifyRequest, authenticator: Authenticato
   // The address is the socket's, or X-Forwarded-For's when TRUST_PROXY names the proxy (Fastify's request.ip).
   const allowedIps = principal.apiKey?.allowedIps ?? [];
   if (allowedIps.length && !isInNetworks(request.ip, parseNetworks(allowedIps.join(',')))) throw Errors.ipNotAllowed();
-  if (auth === 'principal') return;
+  // A call token is for its call's routes (below), never for a caller's own account routes.
+  if (auth === 'principal') {
+    if (principal.call) throw Errors.scopeMissing('this route');
+    return;
+  }
   const ctx = await authenticator.context(principal, header(request, 'x-organization-id'));
+  if (ctx.call) {
+    const callSid = (request.params as { call_sid?: string } | undefined)?.call_sid;
+    if (!config.callToken || (callSid !== undefined && callSid !== ctx.call.callSid)) throw Errors.scopeMissing(config.permission ?? 'this route');
+    request.ctx = { ...ctx, ip: request.ip, userAgent: header(request, 'user-agent') };
+    return;
+  }
   if (config.permission && !hasPermission(ctx.role, config.permission)) {
     throw Errors.permissionDenied(config.permission, ctx.role);
   }

@@ -28,9 +28,10 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
 const statusText = (status: number) => ({ 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' })[status] ?? 'Error';
 
 /** Fastify's router refused the URL (an undecodable path, a path parameter over the limit). */
-export function frameworkErrors(error: Error & { code?: string }, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
   const appError = error.code === 'FST_ERR_BAD_URL'
     ? Errors.badRequest('The URL cannot be decoded', 'invalid_url')
     : error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? Errors.uriTooLong() : Errors.internal({ cause: error });
-  void reply.code(appError.status).type('application/json; charset=utf-8').send(body(appError));
+  // No hook runs for these answers: the request id is set here, as the onRequest hook sets it for others.
+  void reply.code(appError.status).header('x-request-id', request.id).type('application/json; charset=utf-8').send(body(appError));
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../context.ts';
 import { Errors } from '../errors.ts';
+import { CommitHolder, runHoldingCommits, type Send } from '../../db/held-commit.ts';
 
 /** Who a key belongs to: keys of different organizations or credentials never meet. */
 export interface IdempotencyScope {
@@ -30,6 +31,12 @@ export interface IdempotencyStore {
   complete(scope: IdempotencyScope, lockId: string, response: KeptResponse): Promise<void>;
   /** Frees the key, so the request may be tried again (a 5xx, a response that cannot be kept). */
   release(scope: IdempotencyScope, lockId: string): Promise<void>;
+  /**
+   * In the change's transaction, before its COMMIT: the key is done with `response`, or marked as
+   * changed when the response is not known yet. Throws when the request no longer holds the key
+   * (a retry took it over): the change must roll back.
+   */
+  seal(send: Send, scope: IdempotencyScope, lockId: string, response: KeptResponse | undefined): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -48,6 +55,12 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 const WAIT_MS = 15_000;
 const WAIT_POLL_MS = 25;
+/**
+ * How long the COMMIT of a keyed request's transaction may wait for its response (held-commit.ts).
+ * Serializing a response takes well under a millisecond; a request that does more after its
+ * transaction (a network call) commits without it and keeps it after the fact.
+ */
+const MAX_HOLD_MS = 500;
 
 const HEADER_SCHEMA = {
   type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$',
@@ -58,6 +71,8 @@ interface Held {
   scope: IdempotencyScope;
   lockId: string;
   settled: boolean;
+  /** Holds the COMMIT of the request's transaction until its response can be sealed in it. */
+  commits: CommitHolder<KeptResponse>;
 }
 
 const held = new WeakMap<FastifyRequest, Held>();
@@ -112,10 +127,12 @@ async function claim(store: IdempotencyStore, scope: IdempotencyScope, print: st
  * `idempotency_key_in_use`. A 5xx frees the key. The key is claimed after authentication and body
  * parsing, before validation, so a refused body is kept like any other answer.
  *
- * The kept response is written before it is sent: a client that saw an answer finds it on retry. The
- * operation's own transaction and the kept response are not one transaction (routes own their
- * transactions), so a process that dies between the two leaves the key `running`; it is taken over
- * after the store's lease.
+ * The kept response is written in the change's own transaction: the request's transactions run inside
+ * a commit holder (db/held-commit.ts), which hands each one's result to the route at once but holds its
+ * COMMIT until the response is known here, then seals it in. A process that dies before that COMMIT
+ * leaves neither the change nor a completed key (the key, still `running`, is taken over once its lease
+ * lapses, and the retry runs); one that dies after it leaves both (the retry replays). A response with
+ * no transaction to ride (a read, a refusal) is kept before it is sent.
  */
 export function registerIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
   // Every write documents (and validates) the header.
@@ -126,28 +143,35 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     route.schema = { ...route.schema, headers: { ...headers, properties: { ...headers.properties, 'idempotency-key': HEADER_SCHEMA } } };
   });
 
-  app.addHook('preValidation', async (request, reply) => {
+  // Callback style: the rest of the request (its handler and its transactions) runs inside the key's
+  // commit holder (an async hook's continuation would not carry it).
+  app.addHook('preValidation', (request, reply, done) => {
     const given = request.headers['idempotency-key'];
-    if (given === undefined || !WRITES.has(request.method) || !request.ctx) return;
+    if (given === undefined || !WRITES.has(request.method) || !request.ctx) return done();
     const key = Array.isArray(given) ? given[0]! : given;
     if (!KEY_PATTERN.test(key)) {
-      throw Errors.validation('Idempotency-Key must be 1-255 printable ASCII characters', [
+      return done(Errors.validation('Idempotency-Key must be 1-255 printable ASCII characters', [
         { path: 'headers.idempotency-key', message: 'must be 1-255 printable ASCII characters' },
-      ]);
+      ]));
     }
     const scope = { orgId: request.ctx.orgId, credentialId: credentialOf(request.ctx), key };
-    const result = await claim(store, scope, fingerprint(request), request.routeOptions.config?.idempotency === 'wait');
-    switch (result.kind) {
-      case 'acquired':
-        held.set(request, { scope, lockId: result.lockId, settled: false });
-        return;
-      case 'replay':
-        return replay(reply, result.response);
-      case 'reused':
-        throw Errors.conflict('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
-      case 'in_use':
-        throw Errors.conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry later');
-    }
+    claim(store, scope, fingerprint(request), request.routeOptions.config?.idempotency === 'wait').then((result) => {
+      switch (result.kind) {
+        case 'acquired': {
+          const lockId = result.lockId;
+          const commits = new CommitHolder<KeptResponse>((send, response) => store.seal(send, scope, lockId, response), MAX_HOLD_MS);
+          held.set(request, { scope, lockId, settled: false, commits });
+          return runHoldingCommits(commits as CommitHolder<unknown>, () => done());
+        }
+        case 'replay':
+          replay(reply, result.response);
+          return;
+        case 'reused':
+          return done(Errors.conflict('idempotency_key_reused', 'This Idempotency-Key was used with a different request'));
+        case 'in_use':
+          return done(Errors.conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry later'));
+      }
+    }, (err: unknown) => done(err as Error));
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -157,16 +181,23 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     const contentType = reply.getHeader('content-type');
     // Text is kept; a stream or binary answer is not (no write here answers one) and frees the key.
     const keepable = typeof payload === 'string' || (Buffer.isBuffer(payload) && /json|text/i.test(String(contentType ?? '')));
+    const response = reply.statusCode < 500 && keepable ? {
+      status: reply.statusCode,
+      contentType: contentType === undefined ? null : String(contentType),
+      body: Buffer.isBuffer(payload) ? payload.toString('utf8') : payload as string,
+    } : undefined;
     try {
-      if (reply.statusCode >= 500 || !keepable) {
-        await store.release(claimHeld.scope, claimHeld.lockId);
-      } else {
-        await store.complete(claimHeld.scope, claimHeld.lockId, {
-          status: reply.statusCode,
-          contentType: contentType === undefined ? null : String(contentType),
-          body: Buffer.isBuffer(payload) ? payload.toString('utf8') : payload,
-        });
-      }
+      // The usual case: the change's transaction is still open, and commits with its response.
+      if (await claimHeld.commits.settle(response)) return payload;
+    } catch (err) {
+      // The change rolled back (its key was taken over, or its COMMIT failed): this answer is not true.
+      await store.release(claimHeld.scope, claimHeld.lockId).catch(() => {});
+      throw err;
+    }
+    // No transaction (a read, a refusal) or one that could not wait: kept after the fact.
+    try {
+      if (response) await store.complete(claimHeld.scope, claimHeld.lockId, response);
+      else await store.release(claimHeld.scope, claimHeld.lockId);
     } catch (err) {
       request.log.error({ err }, 'the idempotency key could not be settled; it is freed after its lease');
     }
@@ -178,6 +209,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     const claimHeld = held.get(request);
     if (!claimHeld || claimHeld.settled) return;
     claimHeld.settled = true;
+    await claimHeld.commits.settle().catch(() => {});
     await store.release(claimHeld.scope, claimHeld.lockId).catch((err: unknown) => request.log.warn({ err }, 'idempotency key release failed'));
   });
 }

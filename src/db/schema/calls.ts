@@ -22,6 +22,17 @@ export interface TranscriptTurn {
   role: 'agent' | 'user' | 'system' | 'tool';
   text: string;
   start_seconds: number;
+  end_seconds?: number;
+  interrupted?: boolean;
+  tool?: { name: string; arguments: Record<string, unknown>; result: unknown; status: number | null; duration_ms: number };
+  latency?: { stt_ms: number | null; llm_first_token_ms: number | null; tts_first_byte_ms: number | null; total_ms: number };
+}
+
+/** Why a call ended `error` (extensions.md §10): the provider that failed, a stable code, a message for people. */
+export interface CallError {
+  provider: string;
+  code: string;
+  message: string;
 }
 
 export const calls = pgTable(
@@ -62,6 +73,12 @@ export const calls = pgTable(
     variables: jsonb('variables').$type<Record<string, string>>().notNull().default({}),
     /** The campaign that placed the call (extensions.md §3), for the calls list's and analytics' campaign filter. */
     campaignId: text('campaign_id'),
+    /** Percentiles of the agent turns' latency.total_ms, as the runtime reported them. */
+    latencyP50Ms: integer('latency_p50_ms'),
+    latencyP95Ms: integer('latency_p95_ms'),
+    /** The agent's version the call ran (agent versions come with extensions.md §12; null until then). */
+    agentVersion: integer('agent_version'),
+    error: jsonb('error').$type<CallError>(),
     /**
      * The transcript as text-search lexemes, kept by the database with the transcript (redacted text,
      * emptied by retention), for the list's `q` (extensions.md §4). Never read back by the API.

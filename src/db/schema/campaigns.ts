@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { clientId, createdAt, updatedAt } from './columns.ts';
 
 export interface CampaignWindow {
@@ -84,6 +84,29 @@ export const campaignContacts = pgTable(
     // A call that ends finds its contact (only contacts with an attempt in flight have one).
     index('campaign_contacts_current_call_idx').on(t.currentCallSid).where(sql`current_call_sid IS NOT NULL`),
   ],
+);
+
+/**
+ * The contacts of an upload still arriving (src/modules/campaigns/service.ts), staged batch by batch
+ * outside the campaign, then moved into campaign_contacts in one transaction once the whole body has
+ * arrived and parsed: an upload cut short adds nothing. Its rows are deleted with the move, or when
+ * the upload fails; the hourly cleanup deletes those of a process that died mid-upload. No foreign
+ * keys: each would cost a lookup per staged row, and the move checks the campaign anyway.
+ */
+export const campaignContactStaging = pgTable(
+  'campaign_contact_staging',
+  {
+    uploadId: text('upload_id').notNull(),
+    clientId: text('client_id').notNull(),
+    campaignId: text('campaign_id').notNull(),
+    /** The upload's batches are moved in order, each with the room left in the campaign, as they were added before. */
+    batch: integer('batch').notNull(),
+    row: integer('row').notNull(),
+    phoneNumber: text('phone_number').notNull(),
+    variables: jsonb('variables').$type<Record<string, string>>().notNull(),
+    stagedAt: timestamp('staged_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.uploadId, t.batch, t.row] })],
 );
 
 export const CONTACT_STATUSES = ['pending', 'in_progress', 'retrying', 'completed', 'failed', 'skipped'] as const;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
+import { E164, Nullable, pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
 
 /** Providers the voice runtime can drive; models are free-form (providers add models weekly). */
 export const STT_PROVIDERS = ['deepgram', 'assemblyai', 'whisper'] as const;
@@ -27,6 +27,13 @@ const editable = {
   recording_enabled: Type.Boolean(),
   tool_ids: IdList('^tool_[a-f0-9]{12}$', 'Tools the agent may call (replaces the whole set)'),
   documentation_ids: IdList('^doc_[a-f0-9]{16}$', 'Knowledge-base documents the agent searches (replaces the whole set)'),
+  stt_integration_id: Nullable(Type.String({ pattern: '^intg_[a-f0-9]{12}$', description: 'The stt (or, for whisper, openai) integration serving stt_provider; null: the newest active one' })),
+  tts_integration_id: Nullable(Type.String({ pattern: '^intg_[a-f0-9]{12}$', description: 'The tts integration serving tts_provider; null: the newest active one' })),
+  llm_integration_id: Nullable(Type.String({ pattern: '^intg_[a-f0-9]{12}$', description: 'The llm integration serving llm_provider; null: the newest active one' })),
+  interruptible: Type.Boolean({ description: 'Caller speech stops the agent (barge-in)' }),
+  end_call_enabled: Type.Boolean({ description: 'The agent is offered the end_call tool' }),
+  transfer_number: Nullable({ ...E164, description: 'Where transfer_call sends the caller (E.164); null: no transfer' }),
+  silence_timeout_seconds: Type.Integer({ minimum: 5, maximum: 600, description: 'Seconds without caller speech before the call ends silence_timeout (one reprompt at half the time)' }),
 };
 
 export const CreateAgentBody = Type.Object(
@@ -47,6 +54,13 @@ export const CreateAgentBody = Type.Object(
     recording_enabled: Type.Optional({ ...editable.recording_enabled, default: false }),
     tool_ids: Type.Optional(editable.tool_ids),
     documentation_ids: Type.Optional(editable.documentation_ids),
+    stt_integration_id: Type.Optional(editable.stt_integration_id),
+    tts_integration_id: Type.Optional(editable.tts_integration_id),
+    llm_integration_id: Type.Optional(editable.llm_integration_id),
+    interruptible: Type.Optional({ ...editable.interruptible, default: true }),
+    end_call_enabled: Type.Optional({ ...editable.end_call_enabled, default: true }),
+    transfer_number: Type.Optional(editable.transfer_number),
+    silence_timeout_seconds: Type.Optional({ ...editable.silence_timeout_seconds, default: 30 }),
   },
   { title: 'CreateAgentBody', additionalProperties: false },
 );
@@ -84,6 +98,13 @@ export const Agent = Type.Object({
   tool_ids: Type.Array(Type.String()),
   documentation_ids: Type.Array(Type.String()),
   phone_number_ids: Type.Array(Type.String()),
+  stt_integration_id: Nullable(Type.String()),
+  tts_integration_id: Nullable(Type.String()),
+  llm_integration_id: Nullable(Type.String()),
+  interruptible: Type.Boolean(),
+  end_call_enabled: Type.Boolean(),
+  transfer_number: Nullable(Type.String()),
+  silence_timeout_seconds: Type.Integer(),
 }, { title: 'Agent' });
 
 export const ListAgentsQuery = Type.Object(pageQuery(50));

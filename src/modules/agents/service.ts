@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import type { Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
 import type { EventOutbox } from '../events/service.ts';
+import { VOICE_CATEGORIES, type IntegrationService, type VoiceCategory } from '../integrations/service.ts';
 import type { AuditChange, AuditService } from '../audit/service.ts';
 import { pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
@@ -10,10 +11,15 @@ import { iso } from '../../core/schemas.ts';
 import { AgentRepository, type LinkKind, type AgentRow, type NewAgentRow } from './repository.ts';
 import type { Agent, AgentSummary, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
 
+// The full agent's schema, for the modules that answer it (the voice runtime's call configuration).
+export { Agent as AgentSchema } from './schemas.ts';
+
 type AgentSummaryView = Static<typeof AgentSummary>;
 type AgentView = Static<typeof Agent>;
 type CreateInput = Static<typeof CreateAgentBody>;
 type UpdateInput = Static<typeof UpdateAgentBody>;
+/** The provider settings and the integrations named for them, as the checks read them. */
+type AgentRowProviders = Record<`${VoiceCategory}_provider`, string> & Partial<Record<`${VoiceCategory}_integration_id`, string | null>>;
 
 export function toAgentSummary(row: AgentRow): AgentSummaryView {
   return {
@@ -47,6 +53,13 @@ function columns(input: Partial<CreateInput>): Partial<NewAgentRow> {
   if (input.temperature !== undefined) out.temperature = input.temperature;
   if (input.max_call_duration_seconds !== undefined) out.maxCallDurationSeconds = input.max_call_duration_seconds;
   if (input.recording_enabled !== undefined) out.recordingEnabled = input.recording_enabled;
+  if (input.stt_integration_id !== undefined) out.sttIntegrationId = input.stt_integration_id;
+  if (input.tts_integration_id !== undefined) out.ttsIntegrationId = input.tts_integration_id;
+  if (input.llm_integration_id !== undefined) out.llmIntegrationId = input.llm_integration_id;
+  if (input.interruptible !== undefined) out.interruptible = input.interruptible;
+  if (input.end_call_enabled !== undefined) out.endCallEnabled = input.end_call_enabled;
+  if (input.transfer_number !== undefined) out.transferNumber = input.transfer_number;
+  if (input.silence_timeout_seconds !== undefined) out.silenceTimeoutSeconds = input.silence_timeout_seconds;
   return out;
 }
 
@@ -56,6 +69,8 @@ export interface AgentDeps {
   outbox: EventOutbox;
   /** agent.create / update / delete entries, in the same transaction. */
   audit: Pick<AuditService, 'record'>;
+  /** Checks that an agent's *_integration_id can serve its provider setting. */
+  integrations: Pick<IntegrationService, 'checkServesAgent'>;
 }
 
 const audited = (action: string, agentId: string, input: object): AuditChange =>
@@ -65,8 +80,10 @@ export class AgentService {
   readonly #db: Db;
   readonly #outbox: EventOutbox;
   readonly #audit: Pick<AuditService, 'record'>;
+  readonly #integrations: AgentDeps['integrations'];
   constructor(deps: AgentDeps) {
     this.#db = deps.db;
+    this.#integrations = deps.integrations;
     this.#outbox = deps.outbox;
     this.#audit = deps.audit;
   }
@@ -87,6 +104,7 @@ export class AgentService {
       const repo = new AgentRepository(tx);
       const toolIds = await this.#checkLinks(repo, 'tools', ctx.orgId, input.tool_ids);
       const documentIds = await this.#checkLinks(repo, 'documents', ctx.orgId, input.documentation_ids);
+      await this.#checkIntegrations(tx, ctx.orgId, input as AgentRowProviders);
       // Defaults come from the body schema; the casts only tell TypeScript they were applied.
       const row = await repo.insert(ctx.orgId, { ...(columns(input) as NewAgentRow), id: newId('agent') });
       if (toolIds?.length) await repo.replaceLinks('tools', ctx.orgId, row.id, toolIds);
@@ -111,9 +129,17 @@ export class AgentService {
   async update(ctx: RequestContext, agentId: string, input: UpdateInput): Promise<AgentView> {
     return this.#db.transaction(async (tx) => {
       const repo = new AgentRepository(tx);
-      if (!(await repo.findById(ctx.orgId, agentId))) throw Errors.notFound('Agent');
+      const current = await repo.findById(ctx.orgId, agentId, { forUpdate: true });
+      if (!current) throw Errors.notFound('Agent');
       const toolIds = await this.#checkLinks(repo, 'tools', ctx.orgId, input.tool_ids);
       const documentIds = await this.#checkLinks(repo, 'documents', ctx.orgId, input.documentation_ids);
+      // A provider changed under a named integration is checked too: the pair must still fit.
+      await this.#checkIntegrations(tx, ctx.orgId, {
+        stt_provider: input.stt_provider ?? current.sttProvider, tts_provider: input.tts_provider ?? current.ttsProvider, llm_provider: input.llm_provider ?? current.llmProvider,
+        stt_integration_id: input.stt_integration_id === undefined ? current.sttIntegrationId : input.stt_integration_id,
+        tts_integration_id: input.tts_integration_id === undefined ? current.ttsIntegrationId : input.tts_integration_id,
+        llm_integration_id: input.llm_integration_id === undefined ? current.llmIntegrationId : input.llm_integration_id,
+      });
       const row = (await repo.update(ctx.orgId, agentId, columns(input)))!;
       if (toolIds) await repo.replaceLinks('tools', ctx.orgId, agentId, toolIds);
       if (documentIds) await repo.replaceLinks('documents', ctx.orgId, agentId, documentIds);
@@ -138,6 +164,13 @@ export class AgentService {
       await this.#audit.record(tx, ctx, audited('agent.delete', agentId, {}));
       await this.#outbox.emit(tx, ctx.orgId, 'agent.deleted', { agent_id: agentId });
     });
+  }
+
+  async #checkIntegrations(tx: Executor, orgId: string, agent: AgentRowProviders): Promise<void> {
+    for (const category of VOICE_CATEGORIES) {
+      const id = agent[`${category}_integration_id`];
+      if (id) await this.#integrations.checkServesAgent(tx, orgId, category, agent[`${category}_provider`], id);
+    }
   }
 
   /** The ids as given (undefined when not given), once each is known to exist in the organization. */
@@ -168,6 +201,13 @@ export class AgentService {
       tool_ids: toolIds,
       documentation_ids: documentIds,
       phone_number_ids: phoneNumberIds,
+      stt_integration_id: row.sttIntegrationId,
+      tts_integration_id: row.ttsIntegrationId,
+      llm_integration_id: row.llmIntegrationId,
+      interruptible: row.interruptible,
+      end_call_enabled: row.endCallEnabled,
+      transfer_number: row.transferNumber,
+      silence_timeout_seconds: row.silenceTimeoutSeconds,
     };
   }
 }

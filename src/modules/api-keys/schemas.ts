@@ -29,11 +29,11 @@ export const CreateApiKeyBody = Type.Object(
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Must be in the future' })),
     scopes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
       maxItems: 100, uniqueItems: true,
-      description: 'Permission strings (e.g. calls:read) the key is narrowed to: a request needs the role and the scope (403 scope_missing). Empty or absent: the role\'s permissions',
+      description: 'Permission strings (e.g. calls:read) the key is narrowed to: a request needs the role and the scope (403 scope_missing). Empty or absent: the role\'s permissions. A key created with a key narrowed by scopes must list scopes, each among that key\'s (403 scope_missing)',
     })),
     allowed_ips: Type.Optional(Type.Array(Type.String({ minLength: 2, maxLength: 64 }), {
       maxItems: 50, uniqueItems: true,
-      description: 'IPv4/IPv6 addresses or CIDR networks the key is accepted from (403 ip_not_allowed otherwise). Empty or absent: any address',
+      description: 'IPv4/IPv6 addresses or CIDR networks the key is accepted from (403 ip_not_allowed otherwise). Empty or absent: any address. A key created with a key that has allowed_ips must list networks, each inside one of that key\'s (403 allowed_ips_too_wide)',
     })),
   },
   { title: 'CreateApiKeyBody', additionalProperties: false },

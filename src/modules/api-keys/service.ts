@@ -7,6 +7,7 @@ import { newId } from '../../core/ids.ts';
 import { PERMISSIONS, roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
 import { generateApiKey } from '../../core/auth/api-key-secret.ts';
+import { assertKeyWithinCaller } from '../../core/auth/ceiling.ts';
 import { ApiKeyRepository, type ApiKeyRow } from './repository.ts';
 import type { Revocations } from './revocations.ts';
 import type { EventOutbox } from '../events/service.ts';
@@ -114,6 +115,9 @@ export class ApiKeyService {
   async create(ctx: RequestContext, input: { name: string; role: Role; expires_at?: string; scopes?: string[]; allowed_ips?: string[] }) {
     if (!roleAtMost(input.role, ctx.role)) throw Errors.roleTooHigh('requested role');
     checkNarrowing(input);
+    const allowedIps = input.allowed_ips?.map((ip) => ip.trim()) ?? [];
+    // A key creates keys no wider than itself (users are not narrowed).
+    assertKeyWithinCaller(ctx, { scopes: input.scopes ?? [], allowedIps });
     let expiresAt: Date | null = null;
     if (input.expires_at !== undefined) {
       expiresAt = new Date(input.expires_at);
@@ -123,7 +127,7 @@ export class ApiKeyService {
     }
     const { view, key } = await this.#db.transaction(async (tx) => {
       const issued = await issueApiKey(tx, ctx.orgId, {
-        userId: ctx.actor.userId, name: input.name, role: input.role, expiresAt, scopes: input.scopes, allowedIps: input.allowed_ips?.map((ip) => ip.trim()),
+        userId: ctx.actor.userId, name: input.name, role: input.role, expiresAt, scopes: input.scopes, allowedIps,
       });
       await this.#outbox.emit(tx, ctx.orgId, 'api_key.created', issued.view);
       // Field names only: the key itself never reaches the log.

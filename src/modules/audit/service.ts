@@ -42,6 +42,8 @@ function actorOf(by: RequestContext | SystemActor): Pick<NewAuditRow, 'actorType
   if (by.actor.type === 'api_key') {
     return { actorType: 'api_key', actorId: by.actor.keyId, actorLabel: by.actor.name, ...request };
   }
+  // A voice runtime's report with a call token: the platform's own runtime, labelled with its call.
+  if (by.actor.type === 'runtime') return { actorType: 'system', actorId: by.actor.callSid, actorLabel: 'voice runtime (call token)', ...request };
   return { actorType: 'user', actorId: by.actor.userId, actorLabel: by.actor.email, ...request };
 }
 

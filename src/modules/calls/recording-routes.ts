@@ -10,6 +10,14 @@ const tags = ['Calls'];
 
 // The upload's body as the OpenAPI document names it; it validates nothing (the handler checks the stream).
 const RecordingAudio = { title: 'RecordingAudio', description: 'The recording file: WAV (audio/wav) or MP3 (audio/mpeg)', examples: ['(the file, binary)'] };
+/** The upload as the OpenAPI document types it: generated clients send the bytes as they are. */
+const DocumentedRecordingAudio = { ...RecordingAudio, type: 'string', format: 'binary' };
+
+/** Headers of a recording answer (platform-api.md §4.2), always sent; the document marks them required. */
+const RECORDING_HEADERS = {
+  'Content-Disposition': { type: 'string', description: 'attachment (download) or inline (signed link), with the filename recording_{to_number}.wav (.mp3 for an MP3 recording)' },
+  'Content-Length': { type: 'integer', description: 'Bytes in this answer' },
+};
 
 const binary = (description: string, types: string[]) => ({
   description,
@@ -38,7 +46,7 @@ export function recordingRoutes(service: RecordingService): FastifyPluginAsyncTy
     app.addContentTypeParser(/^audio\//, (_req, payload, done) => done(null, payload));
 
     app.put('/api/calls/:call_sid/recording', {
-      config: { permission: 'calls:write', largeUpload: true },
+      config: { permission: 'calls:write', largeUpload: true, callToken: true, documentedBody: { 'audio/wav': DocumentedRecordingAudio, 'audio/mpeg': DocumentedRecordingAudio } },
       schema: { operationId: 'uploadRecording',
         tags, headers: OrganizationHeader, params: CallSidParams,
         summary: "Upload the call's recording (voice runtime): the binary body, audio/wav (header checked) or audio/mpeg; replaces an earlier one; 409 when the agent has recording off",
@@ -72,7 +80,7 @@ export function recordingRoutes(service: RecordingService): FastifyPluginAsyncTy
       schema: { operationId: 'downloadRecording',
         tags, headers: OrganizationHeader, params: CallSidParams,
         summary: 'The whole recording as an attachment recording_{to_number}.wav (an MP3 recording is sent as stored, .mp3, audio/mpeg)',
-        response: { 200: binary('The recording', ['audio/wav', 'audio/mpeg']), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 502) },
+        response: { 200: { ...binary('The recording', ['audio/wav', 'audio/mpeg']), headers: RECORDING_HEADERS }, ...errorResponses(...ORG_ROUTE_ERRORS, 404, 502) },
       },
     }, async (req, reply) => sendRecording(reply, await service.download(req.ctx, req.params.call_sid), 'attachment'));
 
@@ -81,7 +89,11 @@ export function recordingRoutes(service: RecordingService): FastifyPluginAsyncTy
       schema: { operationId: 'readSignedRecording',
         tags, params: CallSidParams, querystring: SignedRecordingQuery,
         summary: 'A signed recording link (from the stream endpoint): no credential; Range requests answer 206, an unsatisfiable range 416; a bad or expired signature 403',
-        response: { 200: binary('The recording', ['audio/wav', 'audio/mpeg']), 206: binary('Part of the recording', ['audio/wav', 'audio/mpeg']), ...errorResponses(400, 403, 404, 416, 500) },
+        response: {
+          200: { ...binary('The recording', ['audio/wav', 'audio/mpeg']), headers: RECORDING_HEADERS },
+          206: { ...binary('Part of the recording', ['audio/wav', 'audio/mpeg']), headers: { ...RECORDING_HEADERS, 'Content-Range': { type: 'string', description: 'bytes {start}-{end}/{size}' } } },
+          ...errorResponses(400, 403, 404, 416, 500),
+        },
       },
     }, async (req, reply) => {
       // An <audio> element on the dashboard's origin must be allowed to load it.

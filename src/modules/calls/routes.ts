@@ -36,7 +36,8 @@ export function callRoutes(service: CallService): FastifyPluginAsyncTypebox {
     }, async (req) => ({ success: true, data: await service.get(req.ctx, req.params.call_sid) }));
 
     app.patch('/api/calls/:call_sid', {
-      config: { permission: 'calls:write' },
+      // The voice runtime reports with the call's token (extensions.md §10), or with a key.
+      config: { permission: 'calls:write', callToken: true },
       schema: { operationId: 'updateCall',
         tags, headers: OrganizationHeader, params: CallSidParams, body: UpdateCallBody,
         summary: 'Report progress (voice runtime): status moves forward only; a final status ends the call, debits its cost once and counts it in analytics; an ended call cannot change (409)',

@@ -3,7 +3,7 @@ import { E164, Nullable, NullableTimestamp, PathId, Timestamp } from '../../core
 
 export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;
 export const FINAL_STATUSES = ['completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;
-export const END_REASONS = ['user_hangup', 'agent_hangup', 'tool_end_call', 'silence_timeout', 'max_duration', 'voicemail', 'error'] as const;
+export const END_REASONS = ['user_hangup', 'agent_hangup', 'tool_end_call', 'silence_timeout', 'max_duration', 'voicemail', 'transferred', 'error'] as const;
 export const CALL_TYPES = ['inbound', 'outbound', 'preview'] as const;
 export const BILLING_STATUSES = ['pending', 'billed', 'insufficient_credits', 'waived'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
@@ -18,13 +18,52 @@ export const CostBreakdown = Type.Object(
   { title: 'CostBreakdown', additionalProperties: false, description: 'Credits per component; total_cost is their sum' },
 );
 
+const Ms = Type.Integer({ minimum: 0, maximum: 86_400_000 });
+
+export const ToolInvocation = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    arguments: Type.Record(Type.String(), Type.Unknown(), { description: 'What the language model called it with' }),
+    result: Type.Unknown({ description: "The tool's answer as given back to the language model" }),
+    status: Nullable(Type.Integer({ minimum: 100, maximum: 599, description: "The webhook's HTTP status; null when it did not answer (or a built-in)" })),
+    duration_ms: Ms,
+  },
+  {
+    title: 'ToolInvocation', additionalProperties: false, description: 'On role tool turns',
+    examples: [{ name: 'lookup_order', arguments: { order_id: 'A-1' }, result: { shipped: true }, status: 200, duration_ms: 180 }],
+  },
+);
+
+export const TurnLatency = Type.Object(
+  {
+    stt_ms: Nullable(Ms),
+    llm_first_token_ms: Nullable(Ms),
+    tts_first_byte_ms: Nullable(Ms),
+    total_ms: { ...Ms, description: "From the end of the caller's speech to the first agent audio frame sent" },
+  },
+  { title: 'TurnLatency', additionalProperties: false, description: 'On agent turns' },
+);
+
 export const TranscriptTurn = Type.Object(
   {
     role: Type.Enum(['agent', 'user', 'system', 'tool']),
     text: Type.String({ maxLength: 20_000 }),
     start_seconds: Type.Number({ minimum: 0 }),
+    end_seconds: Type.Optional(Type.Number({ minimum: 0 })),
+    interrupted: Type.Optional(Type.Boolean({ description: 'Agent turns cut by the caller (barge-in): text is what was actually played' })),
+    tool: Type.Optional(ToolInvocation),
+    latency: Type.Optional(TurnLatency),
   },
   { title: 'TranscriptTurn', additionalProperties: false },
+);
+
+export const CallError = Type.Object(
+  {
+    provider: Type.String({ minLength: 1, maxLength: 100, description: 'The provider (or part: runtime, carrier) that failed' }),
+    code: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. not_configured, refused, failed, no_runtime' }),
+    message: Type.String({ maxLength: 2000 }),
+  },
+  { title: 'CallError', additionalProperties: false, description: 'Why a call ended error' },
 );
 
 /** Largest `metadata`, counted as the UTF-8 bytes of its JSON text (extensions.md §2). */
@@ -82,6 +121,10 @@ export const UpdateCallBody = Type.Object(
     total_cost: Type.Optional(Credits),
     cost_breakdown: Type.Optional(CostBreakdown),
     transcript: Type.Optional(Type.Array(TranscriptTurn, { maxItems: 10_000, description: 'Replaces the transcript' })),
+    latency_p50_ms: Type.Optional(Nullable(Ms)),
+    latency_p95_ms: Type.Optional(Nullable(Ms)),
+    agent_version: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
+    error: Type.Optional(Nullable(CallError)),
   },
   { title: 'UpdateCallBody', additionalProperties: false, minProperties: 1 },
 );
@@ -125,6 +168,10 @@ export const Call = Type.Object({
   recording_deleted_at: { ...NullableTimestamp, description: "When the organization's retention policy deleted the recording" },
   metadata: CallMetadata,
   variables: CallVariables,
+  latency_p50_ms: Nullable(Type.Integer({ description: "Median of the agent turns' latency.total_ms" })),
+  latency_p95_ms: Nullable(Type.Integer({ description: "95th percentile of the agent turns' latency.total_ms" })),
+  agent_version: Nullable(Type.Integer({ description: 'The version of the agent the call ran (null before agent versions)' })),
+  error: Nullable(CallError),
 }, { title: 'Call' });
 
 const DateOrTime = Type.String({

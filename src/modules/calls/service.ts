@@ -21,6 +21,8 @@ import { METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type 
 import { isFinal, statusStage, toCall } from './views.ts';
 
 export type { CallStatus };
+// The call's schemas, for the modules that answer a call (the voice runtime's call configuration).
+export { Call as CallSchema, CallVariables } from './schemas.ts';
 // The values of a call's status and type, for the analytics' filters.
 export { CALL_STATUSES, CALL_TYPES, FINAL_STATUSES } from './schemas.ts';
 // The call as the API shows it, and the status rules, for the modules that meet calls through this service.
@@ -55,6 +57,14 @@ function totalOf(breakdown: CostBreakdown): number {
  */
 export interface CallEndListener {
   callEnded(within: Executor, orgId: string, call: { callSid: string; campaignId: string | null; status: string }): Promise<void>;
+}
+
+/**
+ * Told after the transaction of a runtime's final report committed (never inside it: the listener
+ * calls the carrier): telephony hangs up or transfers the carrier leg that is still up.
+ */
+export interface FinalReportListener {
+  finalReported(orgId: string, call: CallRow): Promise<void>;
 }
 
 /** A call a campaign's dialer creates (outbound, queued), in the dialer's transaction. */
@@ -112,6 +122,7 @@ export class CallService {
   readonly #deps: CallDeps;
   readonly #calls: CallRepository;
   readonly #endListeners: CallEndListener[] = [];
+  readonly #finalReportListeners: FinalReportListener[] = [];
   constructor(deps: CallDeps) {
     this.#deps = deps;
     this.#db = deps.database.db;
@@ -149,6 +160,11 @@ export class CallService {
     await this.#deps.outbox.emit(tx, orgId, 'call.created', toCall(created), { agentId: created.agentId });
     if (admitted) return { call: created, admitted };
     return { call: await this.applyReport(tx, orgId, created.callSid, { status: 'failed', end_reason: 'error' }), admitted };
+  }
+
+  /** Registers a listener of the runtime's final reports, run after their commit (the composition root binds telephony). */
+  onFinalReport(listener: FinalReportListener): void {
+    this.#finalReportListeners.push(listener);
   }
 
   /** Registers a listener of final statuses (the composition root binds campaigns here). */
@@ -196,11 +212,14 @@ export class CallService {
 
   /** The runtime's report (`PATCH /api/calls/{call_sid}`). */
   async update(ctx: RequestContext, callSid: string, input: UpdateInput): Promise<CallView> {
-    return toCall(await this.#db.transaction(async (tx) => {
-      const call = await this.applyReport(tx, ctx.orgId, callSid, input);
+    const call = await this.#db.transaction(async (tx) => {
+      const updated = await this.applyReport(tx, ctx.orgId, callSid, input);
       await this.#deps.audit.record(tx, ctx, { action: 'call.update', resourceType: 'call', resourceId: callSid, changedFields: Object.keys(input) });
-      return call;
-    }));
+      return updated;
+    });
+    // This report ended the call (an ended one is refused above), so the carrier had not ended it: its leg is still up.
+    if (isFinal(call.status)) for (const listener of this.#finalReportListeners) await listener.finalReported(ctx.orgId, call);
+    return toCall(call);
   }
 
   /**
@@ -266,6 +285,10 @@ export class CallService {
       changes.totalCost = roundCredits(input.total_cost);
     }
     if (input.duration_seconds !== undefined) changes.durationSeconds = input.duration_seconds;
+    if (input.latency_p50_ms !== undefined) changes.latencyP50Ms = input.latency_p50_ms;
+    if (input.latency_p95_ms !== undefined) changes.latencyP95Ms = input.latency_p95_ms;
+    if (input.agent_version !== undefined) changes.agentVersion = input.agent_version;
+    if (input.error !== undefined) changes.error = input.error;
     if (final) {
       const endTime = time(input.end_time, 'end_time') ?? new Date();
       if (startTime && endTime < startTime) {

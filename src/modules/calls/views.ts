@@ -38,5 +38,9 @@ export function toCall(row: CallRow): CallView {
     recording_deleted_at: iso(row.recordingDeletedAt),
     metadata: row.metadata,
     variables: row.variables,
+    latency_p50_ms: row.latencyP50Ms,
+    latency_p95_ms: row.latencyP95Ms,
+    agent_version: row.agentVersion,
+    error: row.error,
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
 import { campaignContacts } from '../../db/schema/index.ts';
 
@@ -46,12 +46,35 @@ export class ContactRepository {
    * campaign already has, or an earlier row of the batch has, is not inserted (its unique index).
    * The answer is one row whatever the batch's size: a count and the row numbers left out.
    */
-  async insertBatch(orgId: string, campaignId: string, batch: ContactBatch, room: number): Promise<BatchOutcome> {
+  insertBatch(orgId: string, campaignId: string, batch: ContactBatch, room: number): Promise<BatchOutcome> {
+    return this.#insert(orgId, campaignId, sql`
+      SELECT t."row", t."phoneNumber", t.variables
+        FROM jsonb_to_recordset(${batch.json}::jsonb) AS t("row" integer, "phoneNumber" text, variables jsonb)`, room);
+  }
+
+  /** Stages a batch of an upload still arriving (campaign_contact_staging); autocommitted, it locks nothing of the campaign. */
+  async stage(orgId: string, campaignId: string, uploadId: string, batchNumber: number, batch: ContactBatch): Promise<void> {
+    await this.#db.execute(sql`
+      INSERT INTO campaign_contact_staging (upload_id, client_id, campaign_id, batch, "row", phone_number, variables)
+      SELECT ${uploadId}, ${orgId}, ${campaignId}, ${batchNumber}, t."row", t."phoneNumber", t.variables
+        FROM jsonb_to_recordset(${batch.json}::jsonb) AS t("row" integer, "phoneNumber" text, variables jsonb)`);
+  }
+
+  /** `insertBatch` of a staged batch of the upload. */
+  moveStagedBatch(orgId: string, campaignId: string, uploadId: string, batchNumber: number, room: number): Promise<BatchOutcome> {
+    return this.#insert(orgId, campaignId, sql`
+      SELECT s."row", s.phone_number AS "phoneNumber", s.variables FROM campaign_contact_staging s
+       WHERE s.upload_id = ${uploadId} AND s.batch = ${batchNumber} AND s.client_id = ${orgId} AND s.campaign_id = ${campaignId}`, room);
+  }
+
+  /** Deletes the upload's staged rows (moved, or the upload failed). */
+  async dropStaged(orgId: string, uploadId: string): Promise<void> {
+    await this.#db.execute(sql`DELETE FROM campaign_contact_staging WHERE upload_id = ${uploadId} AND client_id = ${orgId}`);
+  }
+
+  async #insert(orgId: string, campaignId: string, source: SQL, room: number): Promise<BatchOutcome> {
     const { rows: [result] } = await this.#db.execute<{ inserted: number; duplicates: number[]; over_limit: number[] }>(sql`
-      WITH batch AS (
-        SELECT t."row", t."phoneNumber", t.variables
-          FROM jsonb_to_recordset(${batch.json}::jsonb) AS t("row" integer, "phoneNumber" text, variables jsonb)
-      ), within AS (
+      WITH batch AS (${source}), within AS (
         SELECT * FROM batch ORDER BY "row" LIMIT ${room}
       ), added AS (
         INSERT INTO campaign_contacts (campaign_id, client_id, "row", phone_number, variables)
@@ -159,4 +182,19 @@ export class ContactRepository {
       ORDER BY c.id LIMIT ${limit}`);
     return rows.map((r) => ({ ...r, id: Number(r.id) }));
   }
+}
+
+/**
+ * Deletes the staged rows of uploads that stopped staging before `before` (their process died
+ * mid-upload; an upload alive stages a batch at least every few seconds, and its body times out far
+ * sooner). Not an organization's query: the cleanup job's, over every organization. Returns how many.
+ */
+export async function deleteAbandonedStaging(db: Executor, before: Date): Promise<number> {
+  const { rows } = await db.execute<{ n: number }>(sql`
+    WITH gone AS (
+      DELETE FROM campaign_contact_staging WHERE upload_id IN (
+        SELECT upload_id FROM campaign_contact_staging GROUP BY upload_id HAVING max(staged_at) < ${before.toISOString()}::timestamptz)
+      RETURNING 1
+    ) SELECT count(*)::int AS n FROM gone`);
+  return Number(rows[0]?.n ?? 0);
 }

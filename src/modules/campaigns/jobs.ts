@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineJob, jobUnit, type JobUnit } from '../../jobs/job.ts';
 import type { CampaignDialer } from './dialer.ts';
+import type { CampaignService } from './service.ts';
 
 const CampaignRef = Type.Object({ clientId: Type.String({ minLength: 1 }), campaignId: Type.String({ minLength: 1 }) });
 const Placement = Type.Object({
@@ -46,9 +47,17 @@ export const CAMPAIGN_SWEEP = defineJob({
   cron: '* * * * *',
 });
 
-export const CAMPAIGN_JOBS = [CAMPAIGN_TICK, CAMPAIGN_PLACE_CALL_DEAD, CAMPAIGN_PLACE_CALL, CAMPAIGN_SWEEP] as const;
+/** Hourly: the staged contacts of uploads whose process died mid-upload (CampaignService.addContacts). */
+export const CAMPAIGN_UPLOAD_CLEANUP = defineJob({
+  name: 'campaign-upload-cleanup',
+  payload: Type.Object({}),
+  options: () => ({ retryLimit: 2, retryDelay: 60, expireInSeconds: 300, retentionSeconds: 3600 }),
+  cron: '41 * * * *',
+});
 
-export function campaignJobs(dialer: CampaignDialer): JobUnit[] {
+export const CAMPAIGN_JOBS = [CAMPAIGN_TICK, CAMPAIGN_PLACE_CALL_DEAD, CAMPAIGN_PLACE_CALL, CAMPAIGN_SWEEP, CAMPAIGN_UPLOAD_CLEANUP] as const;
+
+export function campaignJobs(dialer: CampaignDialer, uploads: Pick<CampaignService, 'deleteAbandonedUploads'>): JobUnit[] {
   return [
     jobUnit(CAMPAIGN_TICK, async (payload) => {
       await dialer.tick(payload.clientId, payload.campaignId);
@@ -56,5 +65,8 @@ export function campaignJobs(dialer: CampaignDialer): JobUnit[] {
     jobUnit(CAMPAIGN_PLACE_CALL, (payload) => dialer.place(payload)),
     jobUnit(CAMPAIGN_PLACE_CALL_DEAD, (payload) => dialer.giveUp(payload)),
     jobUnit(CAMPAIGN_SWEEP, () => dialer.sweep()),
+    jobUnit(CAMPAIGN_UPLOAD_CLEANUP, async () => {
+      await uploads.deleteAbandonedUploads();
+    }),
   ];
 }

@@ -21,6 +21,13 @@ const MultipartContacts = {
   description: 'Field file: a CSV with a header row, a phone_number column (E.164), every other column a call variable',
   examples: [{ file: '(the CSV file)' }],
 };
+/** The form as the OpenAPI document types it, so generated clients send a FormData with a binary file. */
+const DocumentedMultipartContacts = {
+  ...MultipartContacts,
+  type: 'object',
+  required: ['file'],
+  properties: { file: { type: 'string', format: 'binary', description: 'The CSV (text/csv)' } },
+};
 
 const binary = (description: string, type: string) => ({ description, content: { [type]: { schema: { type: 'string', format: 'binary' } } } });
 
@@ -69,7 +76,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
     }, async (req) => ({ success: true, message: 'Campaign deleted', data: await service.delete(req.ctx, req.params.campaign_id) }));
 
     app.post('/api/campaigns/:campaign_id/contacts', {
-      config: { permission: 'campaigns:update', largeUpload: true },
+      config: { permission: 'campaigns:update', largeUpload: true, documentedBody: { 'multipart/form-data': DocumentedMultipartContacts } },
       bodyLimit: 48 * 1024 * 1024,
       schema: { operationId: 'addCampaignContacts', tags, headers: OrganizationHeader, params: CampaignIdParams,
         summary: 'Add contacts: a CSV file (multipart field file; streamed) or JSON {contacts}; each bad row is reported, the good ones are added; at most 100,000 per campaign',

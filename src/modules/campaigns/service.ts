@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { Static } from 'typebox';
@@ -10,7 +11,7 @@ import type { JobQueue } from '../../jobs/queue.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { AuditService } from '../audit/service.ts';
 import type { PhoneNumberService } from '../phone-numbers/service.ts';
-import { ContactRepository, type BatchOutcome, type ContactBatch, type NewContact } from './contacts-repository.ts';
+import { ContactRepository, deleteAbandonedStaging, type BatchOutcome, type NewContact } from './contacts-repository.ts';
 import type { ContactInput } from './contacts-import.ts';
 import { CampaignDialer } from './dialer.ts';
 import { CampaignRepository, type CampaignRow, type NewCampaignRow } from './repository.ts';
@@ -28,6 +29,8 @@ type UploadResult = Static<typeof ContactsUploadResult>;
 const BATCH = 1000;
 /** Rejections listed in an upload's answer (all are counted). */
 const MAX_LISTED_REJECTIONS = 100_000;
+/** Staged rows untouched this long belong to an upload whose process died (a live one stages every few seconds). */
+const ABANDONED_UPLOAD_MS = 60 * 60 * 1000;
 
 const ACTION_VERBS = { started: 'start', paused: 'pause', resumed: 'resume', cancelled: 'cancel' } as const;
 
@@ -151,63 +154,94 @@ export class CampaignService {
   }
 
   /**
-   * Adds contacts as they stream in (chunks of rows), in batches of 1,000, each batch in one
-   * transaction that also moves `total` and `pending` (the campaign row locked, so the 100,000 limit
-   * holds against concurrent uploads). A number the campaign already has, earlier in the same upload
-   * included, is rejected as `duplicate`: the database finds it (the campaign's unique index on the
-   * number), so no upload-wide set of numbers is kept here. Nothing is read ahead while a batch is
-   * written: the upload's memory is one batch and the rejection report.
+   * Adds contacts as they stream in (chunks of rows), all or nothing. Batches of 1,000 are staged as
+   * they arrive (campaign_contact_staging, outside the campaign and locking nothing of it); once the
+   * whole body has arrived and parsed, one transaction moves them in, batch by batch in row order,
+   * with `total` and `pending` (the campaign row locked, so the 100,000 limit holds against
+   * concurrent uploads). An upload that fails or is cut short adds nothing and its staged rows are
+   * deleted (those of a process that died, by the hourly cleanup). An upload of one batch goes
+   * straight in. A number the campaign already has, earlier in the same upload included, is
+   * rejected as `duplicate`: the database finds it (the campaign's unique index on the number), so
+   * no upload-wide set of numbers is kept here. Nothing is read ahead while a batch is written: the
+   * upload's memory is one batch and the rejection report.
    */
   async addContacts(ctx: RequestContext, id: string, chunks: AsyncIterable<ContactInput[]>): Promise<UploadResult> {
     takesContacts(await new CampaignRepository(this.#db).findById(ctx.orgId, id));
     const rejected: UploadResult['rejected'] = [];
     let rejectedCount = 0;
-    let accepted = 0;
     const reject = (row: number, reason: RejectionReason) => {
       rejectedCount++;
       if (rejected.length < MAX_LISTED_REJECTIONS) rejected.push({ row, reason });
     };
+    const uploadId = randomUUID();
+    const staging = new ContactRepository(this.#db);
+    let staged = 0;
     let batch: NewContact[] = [];
-    const flush = async () => {
-      if (!batch.length) return;
+    const stage = async () => {
       const contacts = ContactRepository.batch(batch);
       batch = [];
-      // One entry per upload, written with its first accepted batch (an upload that adds nothing changes nothing).
-      const outcome = await this.#insertBatch(ctx, id, contacts, accepted === 0);
+      await staging.stage(ctx.orgId, id, uploadId, staged++, contacts);
+    };
+    let outcomes: BatchOutcome[];
+    try {
+      for await (const chunk of chunks) {
+        for (const row of chunk) {
+          if ('reason' in row) reject(row.row, row.reason);
+          else if (batch.push(row) >= BATCH) await stage();
+        }
+      }
+      if (staged === 0) {
+        outcomes = batch.length ? await this.#addBatches(ctx, id, (contacts, room) => contacts.insertBatch(ctx.orgId, id, ContactRepository.batch(batch), room), 1) : [];
+      } else {
+        if (batch.length) await stage();
+        outcomes = await this.#addBatches(ctx, id, (contacts, room, n) => contacts.moveStagedBatch(ctx.orgId, id, uploadId, n, room), staged, uploadId);
+      }
+    } catch (err) {
+      if (staged) await staging.dropStaged(ctx.orgId, uploadId).catch(() => {}); // else the hourly cleanup
+      throw err;
+    }
+    let accepted = 0;
+    for (const outcome of outcomes) {
       accepted += outcome.inserted;
       // Row order: the rows within the limit all come before those past it.
       for (const row of outcome.duplicates) reject(row, 'duplicate');
       for (const row of outcome.overLimit) reject(row, 'contact_limit');
-    };
-    for await (const chunk of chunks) {
-      for (const row of chunk) {
-        if ('reason' in row) {
-          reject(row.row, row.reason);
-          continue;
-        }
-        batch.push(row);
-        if (batch.length >= BATCH) await flush();
-      }
     }
-    await flush();
     rejected.sort((a, b) => a.row - b.row);
     return { accepted, rejected, rejected_count: rejectedCount };
   }
 
-  async #insertBatch(ctx: RequestContext, id: string, contacts: ContactBatch, audit: boolean): Promise<BatchOutcome> {
+  /** The upload's batches added in one transaction, each with the room the earlier ones left; its staged rows deleted in it. */
+  async #addBatches(
+    ctx: RequestContext, id: string, add: (contacts: ContactRepository, room: number, n: number) => Promise<BatchOutcome>, batches: number, uploadId?: string,
+  ): Promise<BatchOutcome[]> {
     const { orgId } = ctx;
     return this.#db.transaction(async (tx) => {
       const campaigns = new CampaignRepository(tx);
+      const contacts = new ContactRepository(tx);
       const campaign = takesContacts(await campaigns.lockCounts(orgId, id));
-      const outcome = await new ContactRepository(tx).insertBatch(orgId, id, contacts, Math.max(0, MAX_CONTACTS - campaign.total));
-      if (outcome.inserted) {
-        await campaigns.countNewContacts(orgId, id, outcome.inserted);
-        if (audit) await this.#deps.audit.record(tx, ctx, audited('campaign.contacts_add', id, ['contacts']));
+      const outcomes: BatchOutcome[] = [];
+      let inserted = 0;
+      for (let n = 0; n < batches; n++) {
+        const outcome = await add(contacts, Math.max(0, MAX_CONTACTS - campaign.total - inserted), n);
+        inserted += outcome.inserted;
+        outcomes.push(outcome);
+      }
+      if (uploadId) await contacts.dropStaged(orgId, uploadId);
+      if (inserted) {
+        await campaigns.countNewContacts(orgId, id, inserted);
+        // One entry per upload (an upload that adds nothing changes nothing).
+        await this.#deps.audit.record(tx, ctx, audited('campaign.contacts_add', id, ['contacts']));
         // New contacts of a running campaign: its dialer may have been waiting on its last calls.
         if (campaign.status === 'running') await CampaignDialer.schedule(this.#deps.queue, orgId, id, 0, clientOf(tx));
       }
-      return outcome;
+      return outcomes;
     });
+  }
+
+  /** The hourly cleanup: staged rows of uploads whose process died mid-upload. Returns how many. */
+  deleteAbandonedUploads(now = new Date()): Promise<number> {
+    return deleteAbandonedStaging(this.#db, new Date(now.getTime() - ABANDONED_UPLOAD_MS));
   }
 
   async listContacts(ctx: RequestContext, id: string, query: { status?: string; page_size: number; cursor?: string }): Promise<Page<ContactView>> {

@@ -1,9 +1,7 @@
-import dns from 'node:dns/promises';
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Webhook as Signer } from 'standardwebhooks';
 import { safeRequest } from '../../adapters/http/safe-request.ts';
-import { DestinationRefusedError, isInNetworks, isPermittedAddress, type AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
+import { checkHostAddresses, DestinationRefusedError, isInNetworks, type AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
 import { clientOf, type Db } from '../../db/database.ts';
 import type { DeliveryAttempt } from '../../db/schema/index.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
@@ -46,16 +44,7 @@ export function eventBody(event: EventRow): string {
 export async function checkDestination(url: URL, allowed: AllowedNetworks): Promise<void> {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DestinationRefusedError('only https (or http to an allowed network) is accepted');
   if (url.username || url.password) throw new DestinationRefusedError('credentials in the URL are not accepted');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  try {
-    addresses = net.isIP(host) ? [host] : (await dns.lookup(host, { all: true })).map((a) => a.address);
-  } catch {
-    throw new DestinationRefusedError(`${host} does not resolve`);
-  }
-  if (addresses.length === 0 || addresses.some((a) => !isPermittedAddress(a, allowed))) {
-    throw new DestinationRefusedError(`${host} resolves to a non-public address`);
-  }
+  const addresses = await checkHostAddresses(url, allowed, 'refuse');
   if (url.protocol === 'http:' && addresses.some((a) => !isInNetworks(a, allowed))) {
     throw new DestinationRefusedError('plain http is only accepted for the operator\'s allowed networks; use https');
   }

@@ -1,15 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
 import { InFlightBatcher } from '../../core/in-flight-batcher.ts';
+import type { Send } from '../../db/held-commit.ts';
+import { Errors } from '../../core/errors.ts';
 import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore, KeptResponse } from '../../core/http/idempotency.ts';
 
 /** How long a response is kept (contract: 24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
- * How long a `running` key blocks others. Only a process that died mid-request leaves one behind
- * (every answered request settles its key); after this lease a retry may take it over.
+ * How long a `running` key blocks others without its process renewing it (every IDEMPOTENCY_RENEW_MS
+ * while its request runs). Only a process that died mid-request leaves one behind; after the lease
+ * a retry takes it over and runs. That never runs a change twice: a change commits in one transaction
+ * with its key's completion (or `committed` mark), fenced by the key's lock id, so a `running` key's
+ * change never committed, and a change whose key was taken over rolls back.
  */
-export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
+export const IDEMPOTENCY_LEASE_MS = 15_000;
+const IDEMPOTENCY_RENEW_MS = 5_000;
 
 /**
  * One batch of key operations (InFlightBatcher), as one statement: the responses of requests that
@@ -24,7 +30,7 @@ const KEY_OPERATIONS = `
     UPDATE idempotency_keys AS k
        SET status = 'completed', response_status = v.s, response_content_type = v.ct, response_body = v.b
       FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[]) AS v(c, cr, ky, l, s, ct, b)
-     WHERE k.client_id = v.c AND k.credential_id = v.cr AND k.key = v.ky AND k.lock_id = v.l AND k.status = 'running'
+     WHERE k.client_id = v.c AND k.credential_id = v.cr AND k.key = v.ky AND k.lock_id = v.l AND k.status IN ('running', 'committed')
   )
   INSERT INTO idempotency_keys AS k (client_id, credential_id, key, fingerprint, status, lock_id, locked_at, created_at, expires_at)
   SELECT c, cr, ky, f, 'running', l, $6, $6, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS v(c, cr, ky, f, l)
@@ -34,6 +40,24 @@ const KEY_OPERATIONS = `
          response_status = NULL, response_content_type = NULL, response_body = NULL
    WHERE k.expires_at <= excluded.locked_at OR (k.status = 'running' AND k.locked_at <= $8)
   RETURNING lock_id`;
+
+/**
+ * In the change's transaction, before its COMMIT: the key is `completed` with its response, or, when
+ * the response is not known yet, `committed` (kept after the fact). Only while this request still
+ * holds the key: no row means it was taken over, and the change must roll back.
+ */
+const SEAL = `
+  UPDATE idempotency_keys
+     SET status = CASE WHEN $5::int IS NULL THEN 'committed' ELSE 'completed' END,
+         response_status = $5, response_content_type = $6, response_body = $7
+   WHERE client_id = $1 AND credential_id = $2 AND key = $3 AND lock_id = $4 AND status IN ('running', 'committed')
+  RETURNING 1 AS sealed`;
+
+/** The lease of keys whose requests still run (see IDEMPOTENCY_LEASE_MS). */
+const RENEW = `
+  UPDATE idempotency_keys AS k SET locked_at = $5
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(c, cr, ky, l)
+   WHERE k.client_id = v.c AND k.credential_id = v.cr AND k.key = v.ky AND k.lock_id = v.l AND k.status = 'running'`;
 
 const EXISTING = `
   SELECT fingerprint, status, response_status, response_content_type, response_body
@@ -59,19 +83,44 @@ function inKeyOrder<T extends KeyOperation>(operations: T[]): Array<{ key: strin
 }
 
 /**
- * Idempotency keys in PostgreSQL. A keyed write costs a claim before it runs and its kept response
- * after, beside its own transaction. Both go through one batcher (in-flight-batcher.ts): under load,
- * the claims of requests arriving and the responses of requests finishing share one statement, so
- * its round trip and commit are paid once per batch; an idle server sends each at once. Every request
- * still gets its own outcome, and a response is kept (durably) before it is sent.
+ * Idempotency keys in PostgreSQL. A keyed write costs a claim before it runs; its response is sealed
+ * into its own transaction (`seal`, one statement before the COMMIT), or, when it had none, kept after
+ * (`complete`). Claims and after-the-fact responses go through one batcher (in-flight-batcher.ts):
+ * under load they share one statement, so its round trip and commit are paid once per batch; an idle
+ * server sends each at once. Every request still gets its own outcome, and a response is kept
+ * (durably) before it is sent.
  */
 export class IdempotencyService implements IdempotencyStore {
   readonly #database: Pick<Database, 'prepared'>;
   readonly #now: () => Date;
   readonly #operations = new InFlightBatcher<KeyOperation, boolean>((operations) => this.#run(operations));
+  /** The keys this process's requests hold, by lock id, whose lease it renews. */
+  readonly #held = new Map<string, IdempotencyScope>();
+  #renewal: NodeJS.Timeout | undefined;
   constructor(deps: { database: Pick<Database, 'prepared'>; now?: () => Date }) {
     this.#database = deps.database;
     this.#now = deps.now ?? (() => new Date());
+  }
+
+  #hold(scope: IdempotencyScope, lockId: string): void {
+    this.#held.set(lockId, scope);
+    this.#renewal ??= setInterval(() => void this.#renew(), IDEMPOTENCY_RENEW_MS).unref();
+  }
+
+  #let(lockId: string): void {
+    this.#held.delete(lockId);
+    if (this.#held.size === 0 && this.#renewal) {
+      clearInterval(this.#renewal);
+      this.#renewal = undefined;
+    }
+  }
+
+  async #renew(): Promise<void> {
+    const held = [...this.#held];
+    if (!held.length) return;
+    await this.#database.prepared('idempotency_renew', RENEW, [
+      held.map(([, s]) => s.orgId), held.map(([, s]) => s.credentialId), held.map(([, s]) => s.key), held.map(([l]) => l), this.#now(),
+    ]).catch(() => {}); // a missed renewal is retried at the next tick; the lease is three ticks
   }
 
   async claim(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaim> {
@@ -80,7 +129,10 @@ export class IdempotencyService implements IdempotencyStore {
     for (let attempt = 0; attempt < 3; attempt++) {
       // randomUUID draws from a cached pool of entropy; randomBytes asks the system every call.
       const lockId = randomUUID();
-      if (await this.#operations.submit({ kind: 'claim', scope, fingerprint, lockId })) return { kind: 'acquired', lockId };
+      if (await this.#operations.submit({ kind: 'claim', scope, fingerprint, lockId })) {
+        this.#hold(scope, lockId);
+        return { kind: 'acquired', lockId };
+      }
       const [row] = await this.#database.prepared<ExistingRow>('idempotency_existing', EXISTING, id);
       if (!row) continue;
       if (row.fingerprint !== fingerprint) return { kind: 'reused' };
@@ -91,7 +143,18 @@ export class IdempotencyService implements IdempotencyStore {
   }
 
   async complete(scope: IdempotencyScope, lockId: string, response: KeptResponse): Promise<void> {
+    this.#let(lockId);
     await this.#operations.submit({ kind: 'complete', scope, lockId, response });
+  }
+
+  async seal(send: Send, scope: IdempotencyScope, lockId: string, response: KeptResponse | undefined): Promise<void> {
+    const rows = await send('idempotency_seal', SEAL, [
+      scope.orgId, scope.credentialId, scope.key, lockId, response?.status ?? null, response?.contentType ?? null, response?.body ?? null,
+    ]);
+    if (!rows.length) {
+      throw Errors.conflict('idempotency_key_in_use', 'A retry with this Idempotency-Key took it over while this request ran; this request changed nothing');
+    }
+    if (response) this.#let(lockId);
   }
 
   /**
@@ -123,6 +186,7 @@ export class IdempotencyService implements IdempotencyStore {
   }
 
   async release(scope: IdempotencyScope, lockId: string): Promise<void> {
+    this.#let(lockId);
     await this.#database.prepared('idempotency_release',
       'DELETE FROM idempotency_keys WHERE client_id = $1 AND credential_id = $2 AND key = $3 AND lock_id = $4',
       [scope.orgId, scope.credentialId, scope.key, lockId]);

@@ -1,4 +1,4 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
 import { newestFirst } from '../../db/keyset.ts';
 import { belongsToAnotherOrganization } from '../../db/ownership.ts';
@@ -32,6 +32,15 @@ export class IntegrationRepository {
   async list(orgId: string, limit: number, before?: { at: Date; id: string }): Promise<IntegrationRow[]> {
     const page = newestFirst(integrations, orgId, before);
     return this.#db.select().from(integrations).where(page.where).orderBy(...page.orderBy).limit(limit);
+  }
+
+  /** The newest `active` integration of the provider among the categories, for an agent that names none. */
+  async newestActive(orgId: string, provider: string, categories: readonly string[]): Promise<IntegrationRow | undefined> {
+    const [row] = await this.#db.select().from(integrations)
+      .where(and(eq(integrations.clientId, orgId), eq(integrations.provider, provider), eq(integrations.status, 'active'), inArray(integrations.category, [...categories])))
+      .orderBy(desc(integrations.createdAt), desc(integrations.id))
+      .limit(1);
+    return row;
   }
 
   async count(orgId: string): Promise<number> {

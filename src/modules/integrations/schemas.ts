@@ -1,19 +1,36 @@
 import { Type } from 'typebox';
-import { pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
+import { Nullable, pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
+import { VOICE_CATEGORIES, VOICE_PROVIDERS } from './providers.ts';
 
-const Credentials = Type.Object(
+const CarrierCredentials = Type.Object(
   {
     account_sid: Type.String({ minLength: 1, maxLength: 100 }),
     auth_token: Type.String({ minLength: 1, maxLength: 200 }),
   },
-  { additionalProperties: false, description: 'Encrypted at rest; never returned' },
+  { title: 'CarrierCredentials', additionalProperties: false, description: 'carrier_a (telephony); encrypted at rest, never returned' },
 );
+
+const ProviderCredentials = Type.Object(
+  {
+    api_key: Type.String({ minLength: 1, maxLength: 500 }),
+    base_url: Type.Optional(Nullable(Type.String({
+      minLength: 1, maxLength: 500, pattern: '^https?://',
+      description: "Replaces the vendor's address (a self-hosted compatible server); must pass the outbound address rule (ALLOWED_NETWORKS)",
+    }))),
+    region: Type.Optional(Nullable(Type.String({ pattern: '^[a-z0-9-]{1,50}$', description: 'azure only: the Speech resource region, e.g. westeurope' }))),
+  },
+  { title: 'ProviderCredentials', additionalProperties: false, description: 'stt, tts and llm providers; encrypted at rest, never returned' },
+);
+
+const Credentials = Type.Union([CarrierCredentials, ProviderCredentials]);
 
 export const CreateIntegrationBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
-    provider: Type.Enum(['carrier_a']),
-    category: Type.Optional(Type.Enum(['telephony'], { default: 'telephony' })),
+    provider: Type.Enum(['carrier_a', ...VOICE_PROVIDERS]),
+    category: Type.Optional(Type.Enum(['telephony', ...VOICE_CATEGORIES], {
+      description: 'telephony for carrier_a; stt, tts or llm for the speech and language providers (default: the only category the provider serves; openai and azure must say)',
+    })),
     credentials: Credentials,
   },
   { title: 'CreateIntegrationBody', additionalProperties: false },

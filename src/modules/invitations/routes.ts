@@ -20,6 +20,7 @@ export function invitationRoutes(service: InvitationService): FastifyPluginAsync
       schema: { operationId: 'createInvitation',
         tags, headers: OrganizationHeader, body: CreateInvitationBody,
         summary: 'Invite an address with a role (not above your own); expires after 7 days; the email goes through the configured mailer',
+        description: 'With an API key, the invitee may hold nothing the key lacks: a key narrowed by scopes invites only a role whose every permission it lists (403 scope_missing), and a key with allowed_ips invites no one (403 allowed_ips_too_wide).',
         response: { 200: envelope(Invitation), ...errorResponses(...ORG_ROUTE_ERRORS, 409) },
       },
     }, async (req) => ({ success: true, ...(await service.create(req.ctx, req.body)) }));

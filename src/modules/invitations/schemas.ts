@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { PathId, RoleSchema, Timestamp } from '../../core/schemas.ts';
+import { EmailAddress, PathId, RoleSchema, Timestamp } from '../../core/schemas.ts';
 
 export const INVITATION_DAYS = 7;
 
@@ -18,7 +18,7 @@ export const InvitationList = Type.Object({ invitations: Type.Array(Invitation) 
 
 export const CreateInvitationBody = Type.Object(
   {
-    email: Type.String({ format: 'email', maxLength: 254 }),
+    email: EmailAddress({ maxLength: 254, description: 'The address invited (a single-label domain such as ops@mailhost included)' }),
     role: RoleSchema,
   },
   { title: 'CreateInvitationBody', additionalProperties: false },

@@ -3,6 +3,7 @@ import { withClientTransaction, type Database } from '../../db/database.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Principal, RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
+import { assertInvitationWithinCaller } from '../../core/auth/ceiling.ts';
 import { newId } from '../../core/ids.ts';
 import { roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
@@ -55,12 +56,15 @@ export class InvitationService {
   }
 
   /**
-   * Invites an address with a role no higher than the inviter's. An existing member or an open
+   * Invites an address with a role no higher than the inviter's (and, with an API key, within its
+   * scopes and address rule: core/auth/ceiling.ts). An existing member or an open
    * invitation for the address is 409. The invitation and its email job commit together; a worker
    * sends the email and retries while the mail server refuses.
    */
   async create(ctx: RequestContext, input: Static<typeof CreateInvitationBody>): Promise<{ data: InvitationView; message: string }> {
     if (!roleAtMost(input.role, ctx.role)) throw Errors.roleTooHigh('invited role');
+    // Inviting with a narrowed key may not give the invitee more than the key holds.
+    assertInvitationWithinCaller(ctx, input.role);
     const email = input.email.trim().toLowerCase();
     const row = await withClientTransaction(this.#deps.database, async (tx, client) => {
       const repo = new InvitationRepository(tx);

@@ -19,6 +19,17 @@ const MultipartDocument = {
   description: 'Fields: name (1-200 characters, required), file (binary: PDF, DOCX, TXT, Markdown, HTML or CSV; at most 50 MB), agent_id (optional)',
   examples: [{ name: 'Opening hours', file: '(the file, binary)', agent_id: 'agent_a1b2c3d4e5f6' }],
 };
+/** The form as the OpenAPI document types it, so generated clients send a FormData with a binary file. */
+const DocumentedMultipartDocument = {
+  ...MultipartDocument,
+  type: 'object',
+  required: ['name', 'file'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    file: { type: 'string', format: 'binary', description: 'PDF, DOCX, TXT, Markdown, HTML or CSV; at most 50 MB' },
+    agent_id: { type: 'string', description: 'The agent the document belongs to' },
+  },
+};
 
 export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: string): FastifyPluginAsyncTypebox {
   const tmpDir = path.join(dataDir, 'tmp');
@@ -26,7 +37,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
     await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES + 1, files: 2, fields: 10, fieldSize: 64 * 1024, parts: 20 }, throwFileSizeLimit: true });
 
     app.post('/api/knowledge-base', {
-      config: { permission: 'kb:create', largeUpload: true },
+      config: { permission: 'kb:create', largeUpload: true, documentedBody: { 'multipart/form-data': DocumentedMultipartDocument } },
       bodyLimit: 12 * 1024 * 1024,
       schema: { operationId: 'createDocument',
         tags, headers: OrganizationHeader,
@@ -90,7 +101,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService, dataDir: stri
     }, async (req) => ({ success: true, message: 'Reprocessing queued', data: await service.reprocess(req.ctx, req.params.documentation_id) }));
 
     app.post('/api/knowledge-base/search', {
-      config: { permission: 'kb:read' },
+      config: { permission: 'kb:read', callToken: true },
       schema: { operationId: 'searchKnowledgeBase',
         tags, summary: 'Hybrid search (vector + full text, reciprocal rank fusion) over the organization\'s or one agent\'s documents',
         headers: OrganizationHeader, body: SearchBody,

@@ -133,7 +133,10 @@ export class KnowledgeBaseService {
     });
   }
 
-  async search(ctx: RequestContext, input: { query: string; agent_id?: string; top_k: number }): Promise<Array<Static<typeof SearchHit>>> {
+  async search(ctx: RequestContext, given: { query: string; agent_id?: string; top_k: number }): Promise<Array<Static<typeof SearchHit>>> {
+    // A call token searches its agent's documents only (extensions.md §10).
+    if (ctx.call && given.agent_id !== undefined && given.agent_id !== ctx.call.agentId) throw Errors.scopeMissing("another agent's documents");
+    const input = ctx.call ? { ...given, agent_id: ctx.call.agentId } : given;
     await this.#checkAgent(ctx, input.agent_id);
     const [embedding] = await this.#embedder.embed([input.query]);
     return new DocumentRepository(this.#database.db).search(ctx.orgId, { text: input.query, embedding: embedding!, agentId: input.agent_id, topK: input.top_k });

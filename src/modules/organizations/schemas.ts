@@ -18,7 +18,11 @@ export const Me = Type.Object({
   email: Nullable(Type.String()),
   created_at: Timestamp,
   authenticated_with: Type.Union([Type.Literal('api_key'), Type.Literal('user')]),
-  api_key: Type.Optional(Type.Object({ key_id: Type.String(), client_id: Type.String(), role: RoleSchema })),
+  api_key: Type.Optional(Type.Object({
+    key_id: Type.String(), client_id: Type.String(), role: RoleSchema,
+    scopes: Type.Array(Type.String(), { description: 'Permissions the key is narrowed to; empty: everything its role holds' }),
+    allowed_ips: Type.Array(Type.String(), { description: 'Networks (CIDR) the key is accepted from; empty: any address' }),
+  })),
   organizations: Type.Array(
     Type.Object({ organization_id: Type.String(), name: Type.String(), role: RoleSchema, joined_at: Timestamp }),
   ),

@@ -143,6 +143,8 @@ export class OrganizationService {
   }
 
   async me(principal: Principal) {
+    // Unreachable with a call token (the auth plugin refuses it on principal routes); said for the type.
+    if (principal.actor.type === 'runtime') throw Errors.userTokenRequired();
     const repo = new OrganizationRepository(this.#db);
     const user = await repo.findUser(principal.actor.userId);
     if (!user) throw Errors.notFound('User');
@@ -153,7 +155,10 @@ export class OrganizationService {
       created_at: iso(user.createdAt),
       authenticated_with: principal.actor.type,
       ...(principal.actor.type === 'api_key'
-        ? { api_key: { key_id: principal.actor.keyId, client_id: principal.apiKey!.orgId, role: principal.apiKey!.role } }
+        ? { api_key: {
+          key_id: principal.actor.keyId, client_id: principal.apiKey!.orgId, role: principal.apiKey!.role,
+          scopes: principal.apiKey!.scopes, allowed_ips: principal.apiKey!.allowedIps,
+        } }
         : {}),
       organizations: memberships.map((m) => ({
         organization_id: m.organizationId,

@@ -12,10 +12,16 @@ const COOKIE_PATH = '/api/auth/session';
 /** Link requests from one client address per 15 minutes (beyond: 429), on top of the public per-minute limit. */
 const LINK_REQUESTS_PER_CLIENT = 10;
 
+/** The session cookie's value; one that is not valid percent-encoding is no session (never a 500). */
 function readCookie(request: FastifyRequest): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === SESSION_COOKIE) return decodeURIComponent(value.join('='));
+    if (name !== SESSION_COOKIE) continue;
+    try {
+      return decodeURIComponent(value.join('='));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 }

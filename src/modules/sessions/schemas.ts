@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { Timestamp } from '../../core/schemas.ts';
+import { EmailAddress, Timestamp } from '../../core/schemas.ts';
 
 export const SignInLinkBody = Type.Object(
-  { email: Type.String({ format: 'email', minLength: 3, maxLength: 320, description: 'The address to send the link to', examples: ['admin@localhost'] }) },
+  { email: EmailAddress({ maxLength: 320, description: 'The address to send the link to (a single-label domain such as admin@localhost included)', examples: ['admin@localhost'] }) },
   { title: 'SignInLinkBody', additionalProperties: false },
 );
 

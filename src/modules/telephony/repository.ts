@@ -8,9 +8,10 @@ export type TelephonyIntegration = typeof integrations.$inferSelect;
 
 /**
  * The carrier's webhooks arrive without an organization: the called number (unique in the whole
- * system) or the carrier's call sid (unique at the carrier) names it. These two lookups are the
- * only ones that start without an organization id; everything after them takes the one they found,
- * and nothing is trusted before the request's signature is checked with that organization's token.
+ * system) names it. That lookup is the only one that starts without an organization id; everything
+ * after it takes the one it found, and nothing is trusted before the request's signature is checked
+ * with that organization's token. The carrier's call sid is looked up within that organization only:
+ * a sid is whatever the signer writes, so another organization's sid must never find its call.
  */
 export class TelephonyRepository {
   readonly #db: Executor;
@@ -23,8 +24,9 @@ export class TelephonyRepository {
     return row;
   }
 
-  async callByProviderSid(providerCallSid: string): Promise<TelephonyCall | undefined> {
-    const [row] = await this.#db.select(CALL_COLUMNS).from(calls).where(eq(calls.providerCallSid, providerCallSid)).limit(1);
+  async callByProviderSid(orgId: string, providerCallSid: string): Promise<TelephonyCall | undefined> {
+    const [row] = await this.#db.select(CALL_COLUMNS).from(calls)
+      .where(and(eq(calls.clientId, orgId), eq(calls.providerCallSid, providerCallSid))).limit(1);
     return row;
   }
 

@@ -7,7 +7,9 @@ import { isFinal, statusStage, type CallService, type CallStatus } from '../call
 import type { IntegrationService } from '../integrations/service.ts';
 import { TelephonyRepository, type TelephonyCall, type TelephonyNumber } from './repository.ts';
 import { verifyCarrierSignature } from './signature.ts';
-import { connectStream, dialSip, reject } from './twiml.ts';
+import type { CallTokens } from '../../core/auth/call-tokens.ts';
+import type { CarrierClient } from '../../adapters/carrier/carrier-client.ts';
+import { connectStream, dialSip, escapeXml, reject } from './twiml.ts';
 
 /** A request of the carrier to one of its webhooks. */
 export interface CarrierRequest {
@@ -18,10 +20,15 @@ export interface CarrierRequest {
   signature: string | undefined;
 }
 
-/** Where the carrier's calls are connected to the voice runtime (RUNTIME_STREAM_URL / RUNTIME_SIP_URI). */
+/**
+ * Where the carrier's calls are connected to the voice runtime: RUNTIME_STREAM_URL / RUNTIME_SIP_URI,
+ * else the built-in runtime's stream unless RUNTIME=off (extensions.md §10).
+ */
 export interface RuntimeTargets {
   streamUrl: string | undefined;
   sipUri: string | undefined;
+  mode: 'in-process' | 'off';
+  builtInStreamUrl: string;
 }
 
 /** The carrier's call statuses (Twilio's words) as the platform's. */
@@ -55,6 +62,10 @@ export interface TelephonyDeps {
   urls: { voice: string; status: string };
   runtime: RuntimeTargets;
   log: Logger;
+  /** Hangs up and transfers the carrier legs of calls the runtime ended. */
+  carrier: Pick<CarrierClient, 'updateCall'>;
+  /** Issues the token each connected call's runtime acts with. */
+  callTokens: Pick<CallTokens, 'issue'>;
 }
 
 /** carrier_a's voice and status webhooks (extensions.md §2): a ringing phone to a billed, reported call. */
@@ -76,8 +87,8 @@ export class TelephonyService {
     await this.#verify(number, this.#deps.urls.voice, req);
     if (!number.agentId) return reject();
     const providerCallSid = req.params.CallSid || undefined;
-    const retried = providerCallSid ? await this.#lookups.callByProviderSid(providerCallSid) : undefined;
-    if (retried && retried.clientId === number.clientId) return this.#connect(retried);
+    const retried = providerCallSid ? await this.#lookups.callByProviderSid(number.clientId, providerCallSid) : undefined;
+    if (retried) return this.#connect(retried);
 
     const agent = await this.#deps.agents.requireAgent(number.clientId, number.agentId);
     const status = STATUSES[req.params.CallStatus ?? ''];
@@ -92,8 +103,9 @@ export class TelephonyService {
     } catch (err) {
       // The carrier sent the same call twice at once: the other request made it.
       if (!(err instanceof AppError && err.code === 'call_exists') || !providerCallSid) throw err;
-      const made = await this.#lookups.callByProviderSid(providerCallSid);
-      if (!made) throw err;
+      const made = await this.#lookups.callByProviderSid(number.clientId, providerCallSid);
+      // The sid is another organization's call (sids are unique system-wide): never that call's answer.
+      if (!made) return reject();
       return this.#connect(made);
     }
   }
@@ -106,14 +118,14 @@ export class TelephonyService {
   async applyStatus(req: CarrierRequest): Promise<void> {
     const placed = placedCall(req.query);
     const providerCallSid = req.params.CallSid || undefined;
-    const call = placed
-      ? await this.#lookups.call(placed.orgId, placed.callSid)
-      : providerCallSid ? await this.#lookups.callByProviderSid(providerCallSid) : undefined;
-    const number = call
-      ? await this.#lookups.numberOf(call.clientId, (call.callType === 'outbound' ? call.fromNumber : call.toNumber) ?? '')
+    const placedCallRow = placed ? await this.#lookups.call(placed.orgId, placed.callSid) : undefined;
+    const number = placedCallRow
+      ? await this.#lookups.numberOf(placedCallRow.clientId, (placedCallRow.callType === 'outbound' ? placedCallRow.fromNumber : placedCallRow.toNumber) ?? '')
       : (await this.#lookups.numberByE164(req.params.To ?? '')) ?? (await this.#lookups.numberByE164(req.params.From ?? ''));
     if (!number || number.provider !== 'carrier_a') throw Errors.signatureInvalid();
     await this.#verify(number, this.#deps.urls.status, req);
+    // The carrier's sid names a call of the organization whose integration signed, never another's.
+    const call = placed ? placedCallRow : providerCallSid ? await this.#lookups.callByProviderSid(number.clientId, providerCallSid) : undefined;
     const status = STATUSES[req.params.CallStatus ?? ''];
     if (!call || !status) return; // a call this platform never made (rejected), or a status it does not track
     if (placed && providerCallSid) await this.#lookups.setProviderCallSid(call.clientId, call.callSid, providerCallSid);
@@ -148,16 +160,46 @@ export class TelephonyService {
     return this.#connect(call);
   }
 
-  /** The TwiML connecting a live call to the voice runtime; an ended call, or no runtime configured, is rejected. */
+  /**
+   * The TwiML connecting a live call to the voice runtime, with the call's token; an ended call, or
+   * no runtime anywhere (RUNTIME=off and no URL), is rejected, the reason kept on the call's `error`.
+   */
   async #connect(call: TelephonyCall): Promise<string> {
     if (isFinal(call.status)) return reject();
-    const { streamUrl, sipUri } = this.#deps.runtime;
-    if (streamUrl) return connectStream(streamUrl, { call_sid: call.callSid, agent_id: call.agentId });
-    if (sipUri) return dialSip(sipUri, { 'X-Call-Sid': call.callSid, 'X-Agent-Id': call.agentId });
-    this.#deps.log.warn({ callSid: call.callSid }, 'carrier call rejected: neither RUNTIME_STREAM_URL nor RUNTIME_SIP_URI is set');
-    await this.#deps.db.transaction((tx) => this.#deps.calls.applyReport(tx, call.clientId, call.callSid, { status: 'failed', end_reason: 'error' }))
+    const { streamUrl, sipUri, mode, builtInStreamUrl } = this.#deps.runtime;
+    if (streamUrl || sipUri || mode === 'in-process') {
+      const agent = await this.#deps.agents.requireAgent(call.clientId, call.agentId);
+      const { token } = await this.#deps.callTokens.issue({ callSid: call.callSid, orgId: call.clientId, agentId: call.agentId }, agent.maxCallDurationSeconds);
+      if (streamUrl || !sipUri) return connectStream(streamUrl ?? builtInStreamUrl, { call_sid: call.callSid, agent_id: call.agentId, token });
+      return dialSip(sipUri, { 'X-Call-Sid': call.callSid, 'X-Agent-Id': call.agentId, 'X-Call-Token': token });
+    }
+    const message = 'No voice runtime: RUNTIME=off and neither RUNTIME_STREAM_URL nor RUNTIME_SIP_URI is set';
+    this.#deps.log.warn({ callSid: call.callSid }, `carrier call rejected: ${message}`);
+    const error = { provider: 'runtime', code: 'no_runtime', message };
+    await this.#deps.db.transaction((tx) => this.#deps.calls.applyReport(tx, call.clientId, call.callSid, { status: 'failed', end_reason: 'error', error }))
       .catch((err: unknown) => { if (!(err instanceof AppError && err.code === 'call_finalized')) throw err; });
     return reject();
+  }
+
+  /**
+   * After the runtime's final report of a carrier call whose leg is still up: hangs it up through
+   * the carrier's REST API, or, ended `transferred`, dials the agent's transfer number into it.
+   * A carrier that refuses is logged: the call is already ended and billed.
+   */
+  async finalReported(orgId: string, call: { callSid: string; agentId: string; callType: string; fromNumber: string | null; toNumber: string; providerCallSid: string | null; endReason: string | null }): Promise<void> {
+    if (!call.providerCallSid) return;
+    const number = await this.#lookups.numberOf(orgId, (call.callType === 'outbound' ? call.fromNumber : call.toNumber) ?? '');
+    const integration = number?.provider === 'carrier_a' && number.integrationId ? await this.#lookups.integration(orgId, number.integrationId) : undefined;
+    if (!integration) return;
+    const agent = call.endReason === 'transferred' ? await this.#deps.agents.requireAgent(orgId, call.agentId).catch(() => undefined) : undefined;
+    const change = agent?.transferNumber
+      ? { twiml: `<Response><Dial>${escapeXml(agent.transferNumber)}</Dial></Response>` }
+      : { status: 'completed' as const };
+    try {
+      await this.#deps.carrier.updateCall(this.#deps.integrations.credentialsOf(integration), call.providerCallSid, change);
+    } catch (err) {
+      this.#deps.log.warn({ err, callSid: call.callSid }, 'the carrier did not take the end of a call the runtime reported');
+    }
   }
 
   /** 403 unless the request is signed with the auth token of the integration the number was imported through. */

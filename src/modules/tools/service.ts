@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
+import { checkHostAddresses, DestinationRefusedError, type AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ToolParameter } from '../../db/schema/index.ts';
@@ -48,6 +48,16 @@ function checkWebhookUrl(value: string | undefined): void {
   }
 }
 
+/** A JSON answer as its value (what a language model reads best), any other text as it came. */
+function parsedBody(body: string | null): unknown {
+  if (body === null) return null;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return body;
+  }
+}
+
 function checkParameters(parameters: ToolParameter[] | undefined): void {
   const seen = new Set<string>();
   for (const [i, p] of (parameters ?? []).entries()) {
@@ -85,8 +95,24 @@ export class ToolService {
     this.#audit = deps.audit;
   }
 
+  /**
+   * An agent never holds a tool it cannot call: the URL must pass the outbound address rule of the
+   * calls themselves when it is saved. A name that does not resolve yet is accepted; each call checks
+   * the addresses it connects to.
+   */
+  async #checkDestination(webhookUrl: string | undefined): Promise<void> {
+    checkWebhookUrl(webhookUrl);
+    if (webhookUrl === undefined) return;
+    try {
+      await checkHostAddresses(new URL(webhookUrl), this.#allowedNetworks, 'accept');
+    } catch (err) {
+      if (err instanceof DestinationRefusedError) throw Errors.destinationRefused(err.message, 'body.webhook_url');
+      throw err;
+    }
+  }
+
   async create(ctx: RequestContext, input: Static<typeof CreateToolBody>): Promise<ToolView> {
-    checkWebhookUrl(input.webhook_url);
+    await this.#checkDestination(input.webhook_url);
     checkParameters(input.parameters as ToolParameter[] | undefined);
     const row = await this.#audit.change(ctx, async (tx) => {
       const created = await new ToolRepository(tx).insert(ctx.orgId, {
@@ -108,7 +134,7 @@ export class ToolService {
 
   /** Only the fields given change; a tool of another organization is 403, as the specification says. */
   async update(ctx: RequestContext, toolId: string, input: Static<typeof UpdateToolBody>): Promise<ToolView> {
-    checkWebhookUrl(input.webhook_url);
+    await this.#checkDestination(input.webhook_url);
     checkParameters(input.parameters as ToolParameter[] | undefined);
     const row = await this.#audit.change(ctx, async (tx) => {
       const repo = new ToolRepository(tx);
@@ -136,6 +162,18 @@ export class ToolService {
   async test(ctx: RequestContext, toolId: string, args: Record<string, unknown> | undefined): Promise<ToolTestResult> {
     const tool = await this.#find(ctx, toolId);
     return runWebhookTest(tool, args, this.#allowedNetworks);
+  }
+
+  /**
+   * A tool call of a voice runtime (extensions.md §10): the tool named, if it is one of `toolIds`
+   * (the agent's), called with its method, headers and timeout under the outbound address rule.
+   */
+  async invokeForAgent(orgId: string, toolIds: readonly string[], toolName: string, args: Record<string, unknown>):
+    Promise<{ status: number | null; body: unknown; duration_ms: number; error: string | null }> {
+    const tool = await new ToolRepository(this.#db).findByName(orgId, toolName);
+    if (!tool || !toolIds.includes(tool.id)) throw Errors.notFound(`Tool ${toolName} of the call's agent`);
+    const result = await runWebhookTest(tool, args, this.#allowedNetworks);
+    return { status: result.status_code, body: parsedBody(result.body), duration_ms: result.latency_ms, error: result.error };
   }
 
   async #find(ctx: RequestContext, toolId: string): Promise<ToolRow> {

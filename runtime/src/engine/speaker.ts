@@ -1,0 +1,164 @@
+/**
+ * Speaks one agent turn: sentences go to the TTS one after another as the LLM produces them, their
+ * audio is handed to the transport (which paces it), and a mark follows each sentence. It remembers
+ * where each sentence starts in the transport's audio, so that on barge-in it can say how much was
+ * actually heard: whole sentences whose audio played, and the played share of the one cut off.
+ */
+import { performance } from 'node:perf_hooks';
+import type { AudioFormat, TtsProvider } from '../providers/types.ts';
+import { playedPrefix } from './text.ts';
+import { RECORDING_FORMAT, type CallTransport, type ConverterFactory } from './types.ts';
+
+/** Speech rate used to guess the length of a sentence whose audio is still streaming in. */
+const MS_PER_CHARACTER = 60;
+
+export interface SpeakerDeps {
+  transport: CallTransport;
+  tts: TtsProvider;
+  voiceId: string | null;
+  model: string | null;
+  convert: ConverterFactory;
+  /** Call time (ms since the stream started). */
+  callMs(): number;
+  /** Agent audio for the recording, RECORDING_FORMAT, placed at the call time it plays. */
+  record?(frame: Buffer, atMs: number): void;
+  markName(): string;
+}
+
+interface Sentence {
+  text: string;
+  /** transport.sentMs() before its first byte; null until its audio starts. */
+  offsetMs: number | null;
+  /** ms of its audio handed over so far. */
+  audioMs: number;
+  streamed: boolean;
+  played: Promise<void> | null;
+}
+
+export interface UtteranceTiming {
+  /** performance.now() when the first TTS request went out, and when its first byte came back. */
+  ttsRequestAt: number | null;
+  ttsFirstByteAt: number | null;
+  /** performance.now() and call ms when the first audio went to the transport. */
+  firstAudioAt: number | null;
+  firstAudioCallMs: number | null;
+}
+
+export class Utterance {
+  readonly #deps: SpeakerDeps;
+  readonly #abort = new AbortController();
+  readonly #sentences: Sentence[] = [];
+  readonly #pending: Sentence[] = [];
+  readonly timing: UtteranceTiming = { ttsRequestAt: null, ttsFirstByteAt: null, firstAudioAt: null, firstAudioCallMs: null };
+  #running: Promise<void> | null = null;
+  #failure: unknown = null;
+  /** Per sentence, what the caller heard; set by a barge-in. */
+  #heard: string[] | null = null;
+  #characters = 0;
+  onFirstAudio: (() => void) | null = null;
+
+  constructor(deps: SpeakerDeps) {
+    this.#deps = deps;
+  }
+
+  get signal() { return this.#abort.signal; }
+  get interrupted() { return this.#heard !== null; }
+  /** Characters sent to the TTS (priced per 1000). */
+  get characters() { return this.#characters; }
+  get hasAudio() { return this.timing.firstAudioAt !== null; }
+
+  say(text: string) {
+    if (this.#abort.signal.aborted || !text.trim()) return;
+    const sentence: Sentence = { text: text.trim(), offsetMs: null, audioMs: 0, streamed: false, played: null };
+    this.#sentences.push(sentence);
+    this.#pending.push(sentence);
+    this.#running ??= this.#run();
+  }
+
+  /** Resolves once every sentence said so far has played (or the utterance was interrupted); throws the TTS's failure. */
+  async finish(): Promise<void> {
+    while (this.#running) {
+      const running = this.#running;
+      await running;
+      if (this.#running === running) break;
+    }
+    if (this.#failure) throw this.#failure;
+    if (this.#abort.signal.aborted) return;
+    await Promise.all(this.#sentences.map((sentence) => sentence.played));
+  }
+
+  get sentenceCount() { return this.#sentences.length; }
+
+  /** The text the caller heard (from sentence `from` on): whole sentences played, plus the played share of the cut one. */
+  heardText(from = 0): string {
+    const heard = this.#heard ?? this.#sentences.map((s) => (s.offsetMs === null ? '' : s.text));
+    return heard.slice(from).filter(Boolean).join(' ');
+  }
+
+  /** Barge-in: decides what was heard (before the transport drops the rest), then stops TTS and playback. */
+  interrupt(): string {
+    if (this.#heard) return this.heardText();
+    const played = this.#deps.transport.playedMs();
+    this.#heard = this.#sentences.map((sentence) => {
+      if (sentence.offsetMs === null || played <= sentence.offsetMs) return '';
+      const length = sentence.streamed ? sentence.audioMs : Math.max(sentence.audioMs, sentence.text.length * MS_PER_CHARACTER);
+      return playedPrefix(sentence.text, length > 0 ? (played - sentence.offsetMs) / length : 0);
+    });
+    this.#abort.abort();
+    this.#deps.transport.clear();
+    return this.heardText();
+  }
+
+  /** Stops without deciding what was heard (the call is over). */
+  abort() { this.#abort.abort(); }
+
+  async #run(): Promise<void> {
+    try {
+      while (this.#pending.length && !this.#abort.signal.aborted) await this.#speak(this.#pending.shift()!);
+    } catch (error) {
+      if (!this.#abort.signal.aborted) this.#failure = error;
+    } finally {
+      this.#running = null;
+    }
+  }
+
+  async #speak(sentence: Sentence) {
+    const { transport } = this.#deps;
+    this.timing.ttsRequestAt ??= performance.now();
+    this.#characters += sentence.text.length;
+    const result = await this.#deps.tts.synthesize({
+      text: sentence.text, voiceId: this.#deps.voiceId, model: this.#deps.model, want: transport.format, signal: this.#abort.signal,
+    });
+    const toLeg = sameFormat(result.format, transport.format) ? null : this.#deps.convert(result.format, transport.format);
+    const toRecording = this.#deps.record ? this.#deps.convert(transport.format, RECORDING_FORMAT) : null;
+    for await (const chunk of result.audio) {
+      if (this.#abort.signal.aborted) return;
+      this.timing.ttsFirstByteAt ??= performance.now();
+      const audio = toLeg ? toLeg.convert(chunk) : chunk;
+      if (audio.length === 0) continue;
+      if (sentence.offsetMs === null) sentence.offsetMs = transport.sentMs();
+      // Audio handed over now plays after what is queued ahead of it.
+      const playsAtMs = this.#deps.callMs() + Math.max(0, transport.sentMs() - transport.playedMs());
+      if (this.timing.firstAudioAt === null) {
+        this.timing.firstAudioAt = performance.now();
+        this.timing.firstAudioCallMs = this.#deps.callMs();
+        this.onFirstAudio?.();
+      }
+      transport.sendAudio(audio);
+      sentence.audioMs += durationMs(audio, transport.format);
+      if (toRecording) this.#deps.record!(toRecording.convert(audio), playsAtMs);
+    }
+    if (this.#abort.signal.aborted) return;
+    sentence.streamed = true;
+    sentence.played = sentence.offsetMs === null ? Promise.resolve() : transport.markUtteranceEnd(this.#deps.markName());
+  }
+}
+
+export function sameFormat(a: AudioFormat, b: AudioFormat) {
+  return a.encoding === b.encoding && a.sampleRate === b.sampleRate;
+}
+
+export function durationMs(audio: Buffer, format: AudioFormat) {
+  const samples = format.encoding === 'mulaw' ? audio.length : audio.length / 2;
+  return (samples * 1000) / format.sampleRate;
+}

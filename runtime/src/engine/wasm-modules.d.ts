@@ -1,0 +1,4 @@
+// The echogarden WASM packages ship no typings; each use site states the few functions it calls.
+declare module '@echogarden/fvad-wasm';
+declare module '@echogarden/speex-resampler-wasm';
+declare module '@echogarden/espeak-ng-emscripten';

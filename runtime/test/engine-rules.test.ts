@@ -1,0 +1,149 @@
+/**
+ * The conversation rules of extensions.md §10 with in-memory providers and real synthesized speech:
+ * barge-in (clear within 300 ms of the speech's start, the turn cut to what played), end_call,
+ * transfer_call, the silence reprompt and timeout, the maximum duration and failing providers.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ProviderError, CARRIER_FORMAT } from '../src/providers/types.ts';
+import { agentConfig, FakeProviders, sleep } from './helpers/fakes.ts';
+import { agentDone, startCall } from './helpers/call.ts';
+import { speechFrames } from './helpers/speech.ts';
+
+const LONG_ANSWER = [
+  'We have many options for you.', ' The first is a morning appointment with our senior doctor.',
+  ' The second is an afternoon slot with the nurse.', ' The third is a video call in the evening.',
+  ' The fourth is a home visit on the weekend.', ' Tell me which one you prefer.',
+];
+
+test('barge-in: the caller talks over a long answer; clear within 300 ms of the speech start, the turn keeps what played', async () => {
+  const question = await speechFrames('What options do I have?', CARRIER_FORMAT);
+  const interruption = await speechFrames('Wait, the morning one please.', CARRIER_FORMAT);
+  const providers = new FakeProviders({
+    stt: ['What options do I have?', 'Wait, the morning one please.'],
+    llm: [{ text: LONG_ANSWER, chunkMs: 800 }, { text: ['Great, the morning it is.'] }], // a sentence every 0.8 s: still streaming at the barge-in
+  });
+  const { platform, line, done } = await startCall(agentConfig(), providers);
+  await agentDone(line, 1);
+  await line.say(question);
+  const afterQuestion = line.agentFrames.length;
+  await new Promise<void>((resolve) => { const t = setInterval(() => { if (line.agentFrames.length > afterQuestion) { clearInterval(t); resolve(); } }, 5); });
+  await sleep(2500); // the first sentence (about two seconds) has played
+  const speaking = line.say(interruption);
+  await new Promise<void>((resolve) => { const t = setInterval(() => { if (line.clears.length) { clearInterval(t); resolve(); } }, 5); });
+  const clearDelay = line.clears[0]! - line.speechStartedAt!;
+  assert.ok(clearDelay >= 200 && clearDelay <= 300, `clear ${clearDelay} ms after the caller started speaking`);
+  const sentAtClear = line.agentFrames.length;
+  await speaking;
+  await agentDone(line, 3);
+  line.hangUp();
+  await done;
+
+  const turns = platform.final!.transcript!;
+  assert.deepEqual(turns.map((t) => t.role), ['agent', 'user', 'agent', 'user', 'agent']);
+  const cut = turns[2]!;
+  const full = LONG_ANSWER.join('').trim();
+  assert.equal(cut.interrupted, true);
+  assert.ok(cut.text.startsWith('We have many options for you.'), `the played sentence is kept: ${cut.text}`);
+  assert.ok(full.startsWith(cut.text) && cut.text.length < full.length / 2, `only what played: ${cut.text}`);
+  assert.ok(!providers.ttsTexts.includes('Tell me which one you prefer.'), 'generation stopped: the last sentence was never synthesized');
+  // After the clear, no more audio of the cut answer: the next frames are the new answer's.
+  const newAnswerFrames = line.agentFrames.slice(sentAtClear);
+  assert.ok(newAnswerFrames.length === 0 || newAnswerFrames[0]!.at > line.clears[0]! + 150 + 250, 'nothing of the cut answer after the clear');
+  const next = providers.llmRequests[1]!.messages;
+  assert.deepEqual(next.at(-2), { role: 'assistant', content: cut.text }, 'the LLM learns what the caller actually heard');
+  assert.equal(turns[4]!.interrupted, undefined);
+});
+
+test('end_call: the agent finishes its sentence, then the call ends tool_end_call', async () => {
+  const bye = await speechFrames('That is all, thank you, goodbye.', CARRIER_FORMAT);
+  const providers = new FakeProviders({
+    stt: ['That is all, thank you, goodbye.'],
+    llm: [{ text: ['Thank you for calling, goodbye.'], toolCalls: [{ name: 'end_call', arguments: { reason: 'done' } }] }],
+  });
+  const { platform, line, done } = await startCall(agentConfig(), providers);
+  await agentDone(line, 1);
+  await line.say(bye);
+  const outcome = await done;
+  assert.equal(outcome.endReason, 'tool_end_call');
+  const final = platform.final!;
+  assert.equal(final.status, 'completed');
+  const last = final.transcript!.at(-1)!;
+  assert.equal(last.role, 'agent');
+  assert.equal(last.text, 'Thank you for calling, goodbye.');
+  assert.equal(last.interrupted, undefined);
+  assert.equal(final.transcript!.at(-2)!.tool!.name, 'end_call');
+  const lastFrame = line.agentFrames.at(-1)!.at;
+  assert.ok(line.closed, 'the stream is closed after the report');
+  assert.ok(final.duration_seconds! * 1000 >= lastFrame - line.agentFrames[0]!.at, 'the goodbye played before the end');
+});
+
+test('transfer_call is offered with a transfer number and ends the call transferred', async () => {
+  const ask = await speechFrames('Can I talk to a person please?', CARRIER_FORMAT);
+  const providers = new FakeProviders({
+    stt: ['Can I talk to a person please?'],
+    llm: [{ text: ['Let me put you through.'], toolCalls: [{ name: 'transfer_call', arguments: {} }] }],
+  });
+  const { platform, line, done } = await startCall(agentConfig({ transfer_number: '+15550100', end_call_enabled: false }), providers);
+  await agentDone(line, 1);
+  await line.say(ask);
+  assert.equal((await done).endReason, 'transferred');
+  assert.deepEqual(providers.llmRequests[0]!.tools, ['transfer_call'], 'end_call is not offered when end_call_enabled is false');
+  assert.equal(platform.final!.end_reason, 'transferred');
+  assert.equal(platform.final!.transcript!.at(-1)!.text, 'Let me put you through.');
+});
+
+test('silence: one reprompt at half of silence_timeout_seconds, then the call ends silence_timeout', async () => {
+  const providers = new FakeProviders({ stt: [], llm: [] });
+  const { platform, line, done } = await startCall(agentConfig({ silence_timeout_seconds: 2 }), providers);
+  await agentDone(line, 1);
+  const greetingEnd = line.speaking.find((s) => !s.speaking)!.at;
+  await agentDone(line, 2, 5000);
+  const repromptStart = line.speaking.filter((s) => s.speaking)[1]!.at;
+  const repromptEnd = line.speaking.filter((s) => !s.speaking)[1]!.at;
+  const outcome = await done;
+  const endedAt = performance.now();
+  assert.equal(outcome.endReason, 'silence_timeout');
+  assert.deepEqual(providers.ttsTexts, ['Hello Ada, this is Acme.', 'Are you still there?']);
+  const reprompt = repromptStart - greetingEnd;
+  assert.ok(reprompt >= 1000 && reprompt < 1400, `reprompt ${reprompt} ms after the greeting`);
+  const end = endedAt - repromptEnd;
+  assert.ok(end >= 1000 && end < 1500, `end ${end} ms after the reprompt`);
+  assert.equal(platform.final!.status, 'completed');
+  assert.equal(providers.llmRequests.length, 0);
+});
+
+test('max_call_duration_seconds ends the call max_duration', async () => {
+  const providers = new FakeProviders({ stt: [], llm: [] });
+  const { platform, done } = await startCall(agentConfig({ max_call_duration_seconds: 2, first_message: null }), providers);
+  const outcome = await done;
+  assert.equal(outcome.endReason, 'max_duration');
+  assert.ok(Math.abs(platform.final!.duration_seconds! - 2) < 0.2, `duration ${platform.final!.duration_seconds}`);
+});
+
+test('a provider that fails at open ends the call failed / error with the provider named', async () => {
+  const providers = new FakeProviders({ stt: [], llm: [] });
+  providers.sttOpenError = new ProviderError('deepgram', 'unauthorized', 'Deepgram refused the API key (401)');
+  const { platform, line, done } = await startCall(agentConfig(), providers);
+  assert.equal((await done).endReason, 'error');
+  assert.equal(platform.final!.status, 'failed');
+  assert.deepEqual(platform.final!.error, { provider: 'deepgram', code: 'unauthorized', message: 'Deepgram refused the API key (401)' });
+  assert.ok(line.closed);
+});
+
+test('an LLM that fails mid-call ends the call error at once, never leaving the caller in silence', async () => {
+  const question = await speechFrames('Hello, are you there?', CARRIER_FORMAT);
+  const providers = new FakeProviders({
+    stt: ['Hello, are you there?'],
+    llm: [{ fail: new ProviderError('openai', 'rate_limited', 'OpenAI answered 429') }],
+  });
+  const { platform, line, done } = await startCall(agentConfig(), providers);
+  await agentDone(line, 1);
+  await line.say(question);
+  const heardAt = performance.now();
+  await done;
+  assert.ok(performance.now() - heardAt < 2000, 'ended within the turn, not after a silence timeout');
+  assert.equal(platform.final!.end_reason, 'error');
+  assert.deepEqual(platform.final!.error, { provider: 'openai', code: 'rate_limited', message: 'OpenAI answered 429' });
+  assert.deepEqual(platform.final!.transcript!.map((t) => t.role), ['agent', 'user']);
+});

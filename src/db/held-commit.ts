@@ -1,0 +1,112 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type pg from 'pg';
+
+/** Sends a statement (prepared under `name` where the connection allows) on the transaction's connection. */
+export type Send = (name: string, text: string, values: unknown[]) => Promise<pg.QueryResultRow[]>;
+
+/**
+ * Written in a transaction, on its connection, just before its COMMIT: what must commit with the change
+ * or not at all (an idempotency key's kept response). `outcome` is what the work produced once known
+ * (undefined when the commit could not wait for it). Throwing rolls the transaction back.
+ */
+export type CommitSeal<T> = (send: Send, outcome: T | undefined) => Promise<void>;
+
+interface Slot<T> {
+  release: (outcome: T | undefined) => void;
+  committed: Promise<void>;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Holds the COMMIT of a unit of work's transaction (a request's) until the unit's outcome is known,
+ * so the seal writes the outcome in the change's own transaction: a crash before that COMMIT leaves
+ * neither, a crash after it leaves both. The transaction's result is handed to its caller at once;
+ * only its COMMIT waits, for the unit to `settle` with its outcome.
+ *
+ * It waits for nothing else: whatever the unit does on the database meanwhile (a query or another
+ * transaction, which on the embedded database could not run while one is open) first commits the
+ * held one without its outcome, and so does a hold longer than `maxHoldMs` (a network call after
+ * the transaction must not hold it open). Then the outcome is kept after the fact, as it was before.
+ */
+export class CommitHolder<T> {
+  readonly #seal: CommitSeal<T>;
+  readonly #maxHoldMs: number;
+  #slot: Slot<T> | undefined;
+  #failure: unknown;
+
+  constructor(seal: CommitSeal<T>, maxHoldMs: number) {
+    this.#seal = seal;
+    this.#maxHoldMs = maxHoldMs;
+  }
+
+  get holding(): boolean {
+    return this.#slot !== undefined;
+  }
+
+  /** The error of a held transaction that could not commit (the change is not there), if any. */
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  /**
+   * Commits the held transaction (if any) with `outcome` sealed in it. True when a transaction
+   * committed with this outcome; false when none was held. Rejects when one failed to commit.
+   */
+  async settle(outcome?: T): Promise<boolean> {
+    const slot = this.#slot;
+    this.#slot = undefined;
+    if (!slot) {
+      if (this.#failure) throw this.#failure;
+      return false;
+    }
+    clearTimeout(slot.timer);
+    slot.release(outcome);
+    await slot.committed;
+    if (this.#failure) throw this.#failure;
+    return outcome !== undefined;
+  }
+
+  /** Runs `open`'s transaction with the COMMIT held (see the class). */
+  run<R>(open: (body: () => Promise<R>) => Promise<R>, send: Send, work: () => Promise<R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      let handedOut = false;
+      let reportCommit!: (err?: unknown) => void;
+      const committed = new Promise<void>((done) => (reportCommit = (err) => {
+        if (err !== undefined) this.#failure ??= err;
+        done();
+      }));
+      open(async () => {
+        const result = await work();
+        if (this.#slot) this.settle().catch(() => {}); // the outcome belongs to the last transaction
+        const outcome = await new Promise<T | undefined>((release) => {
+          const timer = setTimeout(() => void this.settle().catch(() => {}), this.#maxHoldMs);
+          this.#slot = { release, committed, timer };
+          handedOut = true;
+          resolve(result);
+        });
+        await this.#seal(send, outcome);
+        return result;
+      }).then(() => reportCommit(), (err: unknown) => {
+        if (handedOut) reportCommit(err);
+        else reject(err);
+      });
+    });
+  }
+}
+
+const scope = new AsyncLocalStorage<CommitHolder<unknown>>();
+
+/** Runs `work` (and everything it starts) with its transactions' commits held by `holder`. */
+export function runHoldingCommits<R>(holder: CommitHolder<unknown>, work: () => R): R {
+  return scope.run(holder, work);
+}
+
+export function currentHolder(): CommitHolder<unknown> | undefined {
+  return scope.getStore();
+}
+
+/** Before the current unit uses the database otherwise: commits what it holds (its outcome kept later). */
+export async function releaseHeldCommit(): Promise<void> {
+  const holder = scope.getStore();
+  if (holder?.holding) await holder.settle().catch(() => {});
+}

@@ -3,6 +3,7 @@ import { Box, Group, Stack, Text, UnstyledButton, VisuallyHidden } from '@mantin
 import type { Schemas } from '../../api/client.ts';
 import { formatDateTime, formatDuration } from '../../format.ts';
 import classes from './Transcript.module.css';
+import { TurnExtras } from './TurnExtras.tsx';
 
 type Turn = Schemas['TranscriptTurn'];
 
@@ -39,6 +40,7 @@ export function Transcript({ turns, position, onSeek, deletedAt }: { turns: Turn
               <Text size="xs" c="gray.7">{formatDuration(turn.start_seconds)}</Text>
             </Group>
             <Text size="sm" className={classes.text}>{turn.text}</Text>
+            <TurnExtras turn={turn} />
           </>
         );
         const props = { 'data-turn': i, 'data-role': turn.role, 'data-active': i === active || undefined, className: classes.turn, 'aria-current': i === active ? ('true' as const) : undefined };

@@ -13,6 +13,7 @@ import { registerInputGuards } from './core/http/input-guards.ts';
 import { requestValidatorFactory } from './core/http/request-validation.ts';
 import { registerIdempotency } from './core/http/idempotency.ts';
 import { registerHttpMetrics } from './core/http/metrics.ts';
+import { registerCompression } from './core/http/compression.ts';
 import { nameSchemas } from './core/http/openapi.ts';
 import { declareResponseHeaders, documentRoute } from './core/http/openapi-contract.ts';
 import { OPENAPI_INFO } from './core/http/openapi-info.ts';
@@ -115,6 +116,7 @@ export async function buildApp(
   registerSecurityHeaders(app);
   registerBodyWatchdog(app, services.config.http);
   registerInputGuards(app);
+  await registerCompression(app);
   await app.register(swagger, {
     openapi: OPENAPI_INFO as never,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },

@@ -24,10 +24,10 @@ describe('the console: agents and knowledge base', { skip: skipWithoutBrowser },
     await page.getByRole('textbox', { name: 'Language' }).fill('English');
     await page.getByRole('combobox', { name: 'Language model' }).click();
     await page.getByRole('option', { name: 'anthropic' }).click();
-    await page.getByRole('textbox', { name: 'Model', exact: true }).fill('claude-sonnet');
+    await page.getByRole('combobox', { name: 'Model', exact: true }).fill('claude-sonnet'); // a typed value with suggestions
     await assertAccessible(page, 'agent-new');
     await page.getByRole('button', { name: 'Create agent' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Request validation failed' }).waitFor(); // the API's detail
+    await page.getByRole('alert').filter({ hasText: 'Language: Use a language code like EN or EN-US' }).waitFor(); // the API's errors, in words
     assert.equal(await page.getByRole('textbox', { name: 'Language' }).getAttribute('aria-invalid'), 'true', 'the error is at its field');
 
     await page.getByRole('textbox', { name: 'Language' }).fill('EN-GB');

@@ -102,6 +102,11 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
   test('the calls list: newest first, more pages as one scrolls, filters from the API', async () => {
     const rows = page.getByTestId('calls-table').locator('tbody tr');
     await rows.first().waitFor();
+    // The list is ordered by creation, newest first: the first column says so.
+    assert.equal(await page.getByTestId('calls-table').locator('thead th').first().innerText(), 'Created');
+    const created = (await app.inject({ url: '/api/calls?limit=3', headers: keyHeaders(org, org.key) })).json().data.map((c: { created_at: string }) => new Date(c.created_at).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' }));
+    assert.deepEqual(await rows.locator('td:first-child a').evaluateAll((links) => links.slice(0, 3).map((a) => a.textContent)), created);
+    assert.match(await page.getByTestId('calls-table').locator('thead').innerText(), /Cost \(credits\)/);
     assert.equal(await rows.count(), 50, 'the first page');
     assert.match(await rows.first().innerText(), /Front desk/);
     await assertAccessible(page, 'calls');
@@ -119,6 +124,7 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByLabel('Search transcripts').fill('refunds');
     await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/q=refunds/); // not the previous filter's single row
     await page.getByText('1 calls, all shown.').waitFor();
     assert.match(await rows.first().innerText(), /refund for my last order/, 'the matching turn as a snippet');
 
@@ -170,8 +176,8 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
     await page.getByTestId('calls-table').locator('tbody tr').first().waitFor();
     await page.getByRole('combobox', { name: 'Organization' }).click();
     await page.getByRole('option', { name: 'Second Co' }).click();
-    await page.getByText('No call matches.').waitFor();
-    await page.getByText(/· user$/).waitFor();
+    await page.getByTestId('empty-state').getByText('No calls yet').waitFor();
+    await page.getByRole('banner').getByText(/· user$/).waitFor();
     await page.getByRole('combobox', { name: 'Organization' }).click();
     await page.getByRole('option', { name: 'Console Co' }).click();
     await page.getByTestId('calls-table').locator('tbody tr').first().waitFor();

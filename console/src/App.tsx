@@ -1,9 +1,9 @@
-import { Alert, MantineProvider, Modal, createTheme, type CSSVariablesResolver } from '@mantine/core';
+import { Alert, MantineProvider, Modal, createTheme, localStorageColorSchemeManager, type CSSVariablesResolver } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, type ComponentType } from 'react';
-import { RouterProvider, createBrowserRouter, Navigate } from 'react-router';
-import { Loader } from '@mantine/core';
+import { RouterProvider, createBrowserRouter } from 'react-router';
+import { PageSkeleton } from './components/Skeletons.tsx';
 import { ApiError } from './api/client.ts';
 import { AuthGate } from './auth/AuthGate.tsx';
 import { SignInPage } from './pages/SignInPage.tsx';
@@ -23,7 +23,14 @@ const theme = createTheme({
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
   },
 });
-const contrast: CSSVariablesResolver = () => ({ variables: {}, light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' }, dark: {} });
+// Error text (a field's message, an invalid input's value) dark enough on white, light enough on dark gray.
+const contrast: CSSVariablesResolver = () => ({
+  variables: {},
+  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)', '--mantine-color-error': 'var(--mantine-color-red-9)' },
+  dark: { '--mantine-color-dimmed': 'var(--mantine-color-dark-1)', '--mantine-color-error': 'var(--mantine-color-red-4)' },
+});
+
+const colorSchemeManager = localStorageColorSchemeManager({ key: 'switchboard-color-scheme' });
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -38,7 +45,7 @@ const queryClient = new QueryClient({
 /** Pages past the first screen load when first opened (their charts, dropzone, forms stay out of the initial bundle). */
 function page(load: () => Promise<Record<string, ComponentType>>, name: string) {
   const Page = lazy(async () => ({ default: (await load())[name]! }));
-  return <Suspense fallback={<Loader aria-label="Loading the page" />}><Page /></Suspense>;
+  return <Suspense fallback={<PageSkeleton />}><Page /></Suspense>;
 }
 
 const router = createBrowserRouter([
@@ -46,7 +53,7 @@ const router = createBrowserRouter([
   {
     element: <AuthGate><Shell /></AuthGate>,
     children: [
-      { index: true, element: <Navigate to="/calls" replace /> },
+      { index: true, element: page(() => import('./pages/overview/OverviewPage.tsx'), 'OverviewPage') },
       { path: 'calls', element: <CallsPage /> },
       { path: 'calls/:callSid', element: <CallPage /> },
       { path: 'agents', element: page(() => import('./pages/agents/AgentsPage.tsx'), 'AgentsPage') },
@@ -69,7 +76,8 @@ const router = createBrowserRouter([
 
 export function App() {
   return (
-    <MantineProvider theme={theme} cssVariablesResolver={contrast}>
+    // "auto" follows prefers-color-scheme until the header's toggle chooses (kept in localStorage by Mantine's manager).
+    <MantineProvider theme={theme} cssVariablesResolver={contrast} defaultColorScheme="auto" colorSchemeManager={colorSchemeManager}>
       <Notifications />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { Switchboard } from '@switchboard/sdk';
-import { toneWav } from '../modules/calls/audio.ts';
+import { SpeechSynthesizer, speakConversation, type SpokenConversation } from './speech.ts';
 import { ProgressBar } from './progress.ts';
 
 export interface SeedOptions {
@@ -23,16 +23,19 @@ export interface SeedResult {
 
 const DAY_MS = 86_400_000;
 
+// A handful of conversations, each spoken once and reused by many calls (agent first, then turns alternate).
 const CONVERSATIONS = [
   ['Thanks for calling Acme Plumbing, how can I help?', 'My kitchen sink is leaking.', 'I can book a plumber for tomorrow morning. Does 9 am work?', 'Yes, perfect.', 'Booked. You will get a text confirmation.'],
   ['Hello, this is the Bright Dental assistant.', 'I need to move my appointment.', 'Sure, what day suits you?', 'Friday afternoon.', 'Done: Friday at 3 pm.'],
   ['Hi, calling from Northwind about your order.', 'Is it delayed?', 'It ships today and arrives Thursday.', 'Great, thanks.'],
+  ['Good morning, Acme Plumbing.', 'Do you work on weekends?', 'We do, on Saturdays from nine to one. A call-out costs eighty dollars.', 'Then please come on Saturday.', 'You are booked for Saturday at ten.', 'Thank you, goodbye.'],
 ];
 
 /**
  * Fills an organization through the public API, as the voice runtime and a user would: agents, a
  * tool, a knowledge-base document, a SIP number, and finished calls over the last 30 days with
- * transcripts, costs and real WAV recordings (generated tones).
+ * transcripts, costs and recordings of those transcripts spoken (eSpeak NG; caller left, agent right),
+ * as long as their calls and with each turn starting where it is heard.
  */
 export async function seedDemo(options: SeedOptions): Promise<SeedResult> {
   // Through the SDK, as an integrator would: retries, errors and uploads are its own.
@@ -59,6 +62,11 @@ export async function seedDemo(options: SeedOptions): Promise<SeedResult> {
   });
   await sb.phoneNumbers.update(number.phone_number_id, { agent_id: agents[0]!.agent_id });
 
+  // Spoken before any call is made, once each: the calls' durations and turn times come from the audio.
+  const synth = new SpeechSynthesizer();
+  const spoken: SpokenConversation[] = [];
+  for (const lines of CONVERSATIONS) spoken.push(await speakConversation(synth, lines.map((text, turn) => ({ role: turn % 2 ? 'user' : 'agent', text }))));
+
   const bar = options.progress === false ? undefined : new ProgressBar('calls', options.calls);
   const callSids: string[] = [];
   let next = 0;
@@ -68,8 +76,8 @@ export async function seedDemo(options: SeedOptions): Promise<SeedResult> {
       const i = next++;
       const agent = agents[i % agents.length]!;
       const start = now - randomInt(30 * DAY_MS);
-      const seconds = 20 + randomInt(400);
-      const lines = CONVERSATIONS[i % CONVERSATIONS.length]!;
+      const conversation = spoken[i % spoken.length]!;
+      const seconds = conversation.durationSeconds;
       const created = await sb.calls.create({
         agent_id: agent.agent_id, call_type: (['inbound', 'outbound', 'inbound', 'preview'] as const)[i % 4],
         to_number: `+1415555${String(1000 + (i % 9000)).padStart(4, '0')}`, from_number: '+14155550100',
@@ -81,11 +89,12 @@ export async function seedDemo(options: SeedOptions): Promise<SeedResult> {
         status: i % 11 === 5 ? 'failed' : 'completed',
         end_time: new Date(start + seconds * 1000).toISOString(),
         end_reason: (['user_hangup', 'agent_hangup', 'tool_end_call', 'silence_timeout'] as const)[i % 4],
-        transcript: lines.map((text, turn) => ({ role: turn % 2 ? 'user' : 'agent', text, start_seconds: turn * 4 })),
+        duration_seconds: seconds,
+        transcript: conversation.turns,
         cost_breakdown: Object.fromEntries(Object.entries(cost).map(([k, v]) => [k, round(v)])) as typeof cost,
       });
       if (agent.recording_enabled) {
-        await sb.calls.uploadRecording(created.call_sid, new Blob([toneWav(1 + (i % 3), 330 + (i % 5) * 55)]), 'audio/wav');
+        await sb.calls.uploadRecording(created.call_sid, new Blob([conversation.wav]), 'audio/wav');
       }
       callSids.push(created.call_sid);
       bar?.tick();

@@ -1,6 +1,7 @@
 import createClient from 'openapi-fetch';
 import type { components, paths } from '@switchboard/sdk/schema';
 import { authHeaders, refreshOnce } from '../auth/credentials.ts';
+import { DESTINATION_REFUSED_HELP, fieldMessage } from './fieldMessages.ts';
 
 export type Schemas = components['schemas'];
 
@@ -17,11 +18,18 @@ export class ApiError extends Error {
     this.detail = body?.detail || `The server answered ${status}`;
     this.errors = body?.errors ?? [];
   }
-  /** The message of a body field's validation error (`errors[].path` is like `body.agent_name`). */
+  /**
+   * A body field's validation error in words (`errors[].path` is like `body.agent_name`); for an
+   * address field the outbound rule refused, why and what to do.
+   */
   fieldError(field: string): string | undefined {
-    return this.errors.find((e) => e.path.replace(/^body\.?/, '').split('.')[0] === field)?.message;
+    if (this.code === 'destination_refused' && URL_FIELDS.has(field)) return `${this.detail}. ${DESTINATION_REFUSED_HELP}`;
+    return fieldMessage(this.errors, field);
   }
 }
+
+/** The fields that hold an address Switchboard sends requests to. */
+const URL_FIELDS = new Set(['url', 'webhook_url', 'base_url']);
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -21,7 +21,7 @@ const cache = new Map<string, Promise<Buffer>>();
 function espeak(): Promise<EspeakWorker> {
   worker ??= (async () => {
     const { default: createModule } = await import('@echogarden/espeak-ng-emscripten');
-    const module = (await (createModule as () => Promise<EspeakModule>)()) as EspeakModule;
+    const module = (await (createModule as unknown as () => Promise<EspeakModule>)()) as EspeakModule;
     const instance = new module.eSpeakNGWorker();
     instance.set_voice('en-us');
     return instance;

@@ -6,6 +6,7 @@ import { useCredentials } from '../../auth/useCredentials.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 import { AgentForm } from './AgentForm.tsx';
+import { AgentReadiness } from './AgentReadiness.tsx';
 
 /** A new agent (`/agents/new`) or an existing one, editable by agent_manager and admin, read-only for users. */
 export function AgentPage() {
@@ -30,6 +31,7 @@ export function AgentPage() {
       <Anchor component={Link} to="/agents" size="sm">← All agents</Anchor>
       <Title order={1}>{creating ? 'New agent' : (agent.data?.agent_name ?? 'Agent')}</Title>
       <ErrorAlert error={agent.error} title="The agent could not be loaded" />
+      {agent.data ? <AgentReadiness agent={agent.data} /> : null}
       {!creating && agent.isPending ? <Loader aria-label="Loading the agent" /> : null}
       {creating || agent.data ? <AgentForm key={agent.data?.updated_at ?? 'new'} agent={agent.data} readOnly={!atLeast(role, 'agent_manager')} onSaved={saved} /> : null}
     </Stack>

@@ -1,11 +1,13 @@
 import { useState } from 'react';
-import { Anchor, Button, Group, Loader, Stack, Table, Title } from '@mantine/core';
+import { Anchor, Button, Group, Stack, Table, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, unwrap, type Schemas } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
 import { ConfirmDelete } from '../../components/ConfirmDelete.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { TableSkeleton } from '../../components/Skeletons.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 import { formatDateTime } from '../../format.ts';
 
@@ -24,7 +26,12 @@ export function AgentsPage() {
         {manage ? <Button component={Link} to="/agents/new">New agent</Button> : null}
       </Group>
       <ErrorAlert error={agents.error} />
-      {agents.isPending ? <Loader aria-label="Loading agents" /> : (
+      {agents.isPending ? <TableSkeleton label="Loading agents" /> : agents.data?.length === 0 ? (
+        <EmptyState title="No agent yet" action={manage ? <Button component={Link} to="/agents/new">Create your first agent</Button> : undefined}>
+          An agent answers and places calls: its prompt, its language, the voices and models it uses, and the tools and documents it may consult.
+          {manage ? '' : ' An agent manager or admin of the organization can create one.'}
+        </EmptyState>
+      ) : (
         <Table.ScrollContainer minWidth={700}>
           <Table striped aria-label="Agents" data-testid="agents">
             <Table.Thead>

@@ -31,7 +31,7 @@ export function AnalyticsTable({ points, onlyActive }: { points: Point[]; onlyAc
     <Table.ScrollContainer minWidth={400} mah={400}>
       <Table striped aria-label="Analytics per period" data-testid="analytics-table">
         <Table.Thead>
-          <Table.Tr><Table.Th>{onlyActive ? 'Minute' : 'Day'}</Table.Th><Table.Th ta="right">Calls</Table.Th><Table.Th ta="right">Minutes</Table.Th><Table.Th ta="right">Cost</Table.Th></Table.Tr>
+          <Table.Tr><Table.Th>{onlyActive ? 'Minute' : 'Day'}</Table.Th><Table.Th ta="right">Calls</Table.Th><Table.Th ta="right">Minutes</Table.Th><Table.Th ta="right">Cost (credits)</Table.Th></Table.Tr>
         </Table.Thead>
         <Table.Tbody>
           {rows.map((p) => (

@@ -4,6 +4,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { TableSkeleton } from '../../components/Skeletons.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 import { formatDateTime } from '../../format.ts';
 import { CreateKeyForm } from './CreateKeyForm.tsx';
@@ -32,6 +34,11 @@ export function ApiKeysPage() {
         {manage ? <Button onClick={() => setCreating(true)}>Create key</Button> : null}
       </Group>
       <ErrorAlert error={keys.error} />
+      {keys.isPending ? <TableSkeleton label="Loading API keys" /> : keys.data?.length === 0 ? (
+        <EmptyState title="No API keys yet" action={manage ? <Button onClick={() => setCreating(true)}>Create your first key</Button> : undefined}>
+          A key lets your own code and the SDK use the API with a role you choose; it is shown once when it is created.
+        </EmptyState>
+      ) : (
       <Table.ScrollContainer minWidth={700}>
         <Table striped aria-label="API keys" data-testid="api-keys">
           <Table.Thead>
@@ -56,6 +63,7 @@ export function ApiKeysPage() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
+      )}
       <Modal opened={creating} onClose={() => setCreating(false)} title="New API key">
         <CreateKeyForm maxRole={role} onDone={() => void client.invalidateQueries({ queryKey: [orgId, 'api-keys'] })} />
       </Modal>

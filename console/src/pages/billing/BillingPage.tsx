@@ -51,7 +51,7 @@ export function BillingPage() {
         <Table.ScrollContainer minWidth={700}>
           <Table striped aria-label="Ledger" data-testid="ledger">
             <Table.Thead>
-              <Table.Tr><Table.Th>When</Table.Th><Table.Th>Kind</Table.Th><Table.Th>Description</Table.Th><Table.Th ta="right">Amount</Table.Th><Table.Th ta="right">Balance after</Table.Th></Table.Tr>
+              <Table.Tr><Table.Th>When</Table.Th><Table.Th>Kind</Table.Th><Table.Th>Description</Table.Th><Table.Th ta="right">Amount (credits)</Table.Th><Table.Th ta="right">Balance after (credits)</Table.Th></Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {rows.map((t) => (
@@ -69,18 +69,35 @@ export function BillingPage() {
   );
 }
 
+// The API's limits (whole dollars); said before sending, and the API's answer shown if it differs.
+const MIN_DOLLARS = 5;
+const MAX_DOLLARS = 10_000;
+
+/** What is wrong with an amount, in words; never corrected silently (a clamped amount is not what was asked). */
+function amountProblem(amount: number | string): string | undefined {
+  if (amount === '' || !Number.isFinite(Number(amount))) return 'Enter an amount in whole dollars';
+  const dollars = Number(amount);
+  if (!Number.isInteger(dollars)) return 'Use whole dollars';
+  if (dollars < MIN_DOLLARS) return `The minimum purchase is $${MIN_DOLLARS}`;
+  if (dollars > MAX_DOLLARS) return `The maximum purchase is $${MAX_DOLLARS.toLocaleString()}`;
+  return undefined;
+}
+
 function BuyCredits({ perDollar }: { perDollar: number | undefined }) {
   const [amount, setAmount] = useState<number | string>(20);
+  const [tried, setTried] = useState(false);
+  const problem = amountProblem(amount);
   const purchase = useMutation({
     mutationFn: async () => unwrap(api.POST('/api/billing/credits/purchase', { body: { amount: Number(amount) } })),
     onSuccess: (session) => window.location.assign(session.checkout_url),
   });
+  const error = (tried || amount !== 20) && problem ? problem : fieldError(purchase.error, 'amount');
   return (
-    <Paper withBorder p="md" component="form" onSubmit={(e: React.FormEvent) => { e.preventDefault(); purchase.mutate(); }}>
-      <Group align="flex-end">
-        <NumberInput label="Amount (dollars)" min={5} max={10_000} allowDecimal={false} value={amount} onChange={setAmount} w={160}
-          error={fieldError(purchase.error, 'amount')} description={perDollar && Number(amount) ? `${(Number(amount) * perDollar).toLocaleString()} credits` : undefined} />
-        <Button type="submit" loading={purchase.isPending}>Buy credits</Button>
+    <Paper withBorder p="md" component="form" noValidate onSubmit={(e: React.FormEvent) => { e.preventDefault(); setTried(true); if (!problem) purchase.mutate(); }}>
+      <Group align="flex-start">
+        <NumberInput label="Amount (dollars)" clampBehavior="none" allowDecimal={false} allowNegative={false} value={amount} onChange={setAmount} w={200}
+          error={error} description={perDollar && !problem ? `${(Number(amount) * perDollar).toLocaleString()} credits` : `$${MIN_DOLLARS} to $${MAX_DOLLARS.toLocaleString()}`} />
+        <Button type="submit" mt={25} loading={purchase.isPending}>Buy credits</Button>
       </Group>
       {purchase.error && !fieldError(purchase.error, 'amount') ? <ErrorAlert error={purchase.error} /> : null}
     </Paper>

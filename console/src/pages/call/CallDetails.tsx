@@ -1,4 +1,4 @@
-import { Code, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Code, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import type { Schemas } from '../../api/client.ts';
 import { formatCredits, formatDateTime, formatDuration, humanize } from '../../format.ts';
 
@@ -16,9 +16,14 @@ export function CallDetails({ call }: { call: Schemas['Call'] }) {
     ['End reason', humanize(call.end_reason)],
     ['Turns', String(call.turn_count ?? call.transcript.length)],
     ['Billing', humanize(call.billing_status)],
+    ['Latency p50', call.latency_p50_ms === null || call.latency_p50_ms === undefined ? '—' : `${call.latency_p50_ms} ms`],
+    ['Latency p95', call.latency_p95_ms === null || call.latency_p95_ms === undefined ? '—' : `${call.latency_p95_ms} ms`],
   ];
   return (
     <Stack>
+      {call.error ? (
+        <Alert color="red" role="status" data-testid="call-error" title={`The call failed: ${call.error.provider} (${call.error.code})`}>{call.error.message}</Alert>
+      ) : null}
       <Paper withBorder p="md">
         <Title order={2} size="h4" mb="xs">Details</Title>
         <Table>
@@ -30,7 +35,7 @@ export function CallDetails({ call }: { call: Schemas['Call'] }) {
         </Table>
       </Paper>
       <Paper withBorder p="md">
-        <Title order={2} size="h4" mb="xs">Cost</Title>
+        <Title order={2} size="h4" mb="xs">Cost (credits)</Title>
         {call.cost_breakdown ? (
           <Table aria-label="Cost breakdown">
             <Table.Tbody>

@@ -3,6 +3,7 @@ import { Box, Group, Stack, Text, UnstyledButton, VisuallyHidden } from '@mantin
 import type { Schemas } from '../../api/client.ts';
 import { formatDateTime, formatDuration } from '../../format.ts';
 import classes from './Transcript.module.css';
+import { TurnExtras } from './TurnExtras.tsx';
 
 type Turn = Schemas['TranscriptTurn'];
 
@@ -35,9 +36,11 @@ export function Transcript({ turns, position, onSeek, deletedAt }: { turns: Turn
           <>
             <Group gap="xs" justify="space-between">
               <Text size="xs" fw={700}>{SPEAKER[turn.role] ?? turn.role}</Text>
-              <Text size="xs" c="dimmed">{formatDuration(turn.start_seconds)}</Text>
+              {/* The bubbles are light in both themes: the time in a gray readable on them. */}
+              <Text size="xs" c="gray.7">{formatDuration(turn.start_seconds)}</Text>
             </Group>
             <Text size="sm" className={classes.text}>{turn.text}</Text>
+            <TurnExtras turn={turn} />
           </>
         );
         const props = { 'data-turn': i, 'data-role': turn.role, 'data-active': i === active || undefined, className: classes.turn, 'aria-current': i === active ? ('true' as const) : undefined };

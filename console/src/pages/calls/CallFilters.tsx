@@ -53,8 +53,8 @@ export function CallFilters({ params, onChange }: { params: URLSearchParams; onC
           <TextInput label="Phone number" placeholder="+14155550100" value={values.phone_number} onChange={(e) => set('phone_number')(e.currentTarget.value)} />
           <NumberInput label="Min duration (s)" min={0} value={values.min_duration} onChange={set('min_duration')} />
           <NumberInput label="Max duration (s)" min={0} value={values.max_duration} onChange={set('max_duration')} />
-          <NumberInput label="Min cost" min={0} decimalScale={4} value={values.min_cost} onChange={set('min_cost')} />
-          <NumberInput label="Max cost" min={0} decimalScale={4} value={values.max_cost} onChange={set('max_cost')} />
+          <NumberInput label="Min cost (credits)" min={0} decimalScale={4} value={values.min_cost} onChange={set('min_cost')} />
+          <NumberInput label="Max cost (credits)" min={0} decimalScale={4} value={values.max_cost} onChange={set('max_cost')} />
           <TextInput label="Campaign id" value={values.campaign_id} onChange={(e) => set('campaign_id')(e.currentTarget.value)} />
           <TextInput label="Metadata" placeholder="crm_id=lead-4711, tier=gold" value={values.metadata} onChange={(e) => set('metadata')(e.currentTarget.value)} />
         </SimpleGrid>

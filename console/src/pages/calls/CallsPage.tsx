@@ -1,10 +1,12 @@
 import { useEffect, useRef } from 'react';
-import { Button, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Button, Group, Stack, Text, Title } from '@mantine/core';
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { TableSkeleton } from '../../components/Skeletons.tsx';
 import { CallFilters } from './CallFilters.tsx';
 import { CallsTable } from './CallsTable.tsx';
 import { ExportButton } from './ExportButton.tsx';
@@ -39,6 +41,7 @@ export function CallsPage() {
     return () => observer.disconnect();
   }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
 
+  const filtered = Object.values(filters).some((v) => v !== undefined && v !== '');
   const rows = calls.data?.pages.flatMap((page) => page.data) ?? [];
   // When the first rows are on screen, for bench/console.ts (navigation to calls table).
   const shown = rows.length > 0;
@@ -54,8 +57,14 @@ export function CallsPage() {
       </Group>
       <CallFilters params={params} onChange={setParams} />
       <ErrorAlert error={calls.error} title="The calls could not be loaded" />
-      {calls.isPending ? <Loader aria-label="Loading calls" /> : <CallsTable calls={rows} searching={Boolean(filters.q)} />}
-      {calls.isSuccess && rows.length === 0 ? <Text c="dimmed">No call matches.</Text> : null}
+      {calls.isPending ? <TableSkeleton label="Loading calls" rows={8} /> : filtered || rows.length > 0 ? <CallsTable calls={rows} searching={Boolean(filters.q)} /> : null}
+      {calls.isSuccess && rows.length === 0 ? (filtered ? <Text c="dimmed">No call matches.</Text> : (
+        <EmptyState title="No calls yet">
+          Calls appear here as soon as an agent answers or places one, with their transcripts, recordings and costs.
+          Route a number to an agent on the <Anchor component={Link} to="/phone-numbers" underline="always">Phone numbers</Anchor> page,
+          or follow the steps on <Anchor component={Link} to="/" underline="always">Get started</Anchor>.
+        </EmptyState>
+      )) : null}
       <div ref={sentinel} />
       {hasNextPage ? (
         <Button variant="subtle" onClick={() => void fetchNextPage()} loading={isFetchingNextPage}>Load more calls</Button>

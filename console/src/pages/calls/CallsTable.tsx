@@ -1,7 +1,7 @@
 import { Anchor, Badge, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import type { Schemas } from '../../api/client.ts';
-import { formatCredits, formatDateTime, formatDuration, humanize } from '../../format.ts';
+import { formatCredits, formatDateTime, formatDuration, formatTime, humanize } from '../../format.ts';
 
 const STATUS_COLOR: Record<string, string> = { completed: 'green', failed: 'red', busy: 'orange', no_answer: 'orange', canceled: 'gray', in_progress: 'blue' };
 
@@ -11,20 +11,22 @@ export function CallsTable({ calls, searching }: { calls: Array<Schemas['CallSum
       <Table striped highlightOnHover aria-label="Calls" data-testid="calls-table">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Started</Table.Th>
+            {/* The list is ordered by creation (newest first), so creation is the first column; a call may start later or never. */}
+            <Table.Th>Created</Table.Th>
             <Table.Th>Agent</Table.Th>
             <Table.Th>From → To</Table.Th>
             <Table.Th>Direction</Table.Th>
             <Table.Th>Status</Table.Th>
             <Table.Th ta="right">Duration</Table.Th>
-            <Table.Th ta="right">Cost</Table.Th>
+            <Table.Th ta="right">Started</Table.Th>
+            <Table.Th ta="right">Cost (credits)</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
           {calls.map((call) => (
             <Table.Tr key={call.call_sid}>
               <Table.Td>
-                <Anchor component={Link} to={`/calls/${call.call_sid}`}>{formatDateTime(call.start_time ?? call.created_at)}</Anchor>
+                <Anchor component={Link} to={`/calls/${call.call_sid}`}>{formatDateTime(call.created_at)}</Anchor>
                 {searching && call.snippet ? <Text size="xs" c="dimmed" lineClamp={2}>{call.snippet}</Text> : null}
               </Table.Td>
               <Table.Td>{call.agent_name ?? call.agent_id}</Table.Td>
@@ -32,6 +34,7 @@ export function CallsTable({ calls, searching }: { calls: Array<Schemas['CallSum
               <Table.Td>{call.call_type}</Table.Td>
               <Table.Td><Badge variant="dot" color={STATUS_COLOR[call.status] ?? 'gray'}>{humanize(call.status)}</Badge></Table.Td>
               <Table.Td ta="right">{formatDuration(call.duration_seconds)}</Table.Td>
+              <Table.Td ta="right">{call.start_time ? formatTime(call.start_time, call.created_at) : '—'}</Table.Td>
               <Table.Td ta="right">{formatCredits(call.total_cost)}</Table.Td>
             </Table.Tr>
           ))}

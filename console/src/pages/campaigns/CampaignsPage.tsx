@@ -4,6 +4,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { TableSkeleton } from '../../components/Skeletons.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 import { CampaignForm } from './CampaignForm.tsx';
 
@@ -35,7 +37,13 @@ export function CampaignsPage() {
         {manage ? <Button onClick={() => setCreating(true)}>New campaign</Button> : null}
       </Group>
       <ErrorAlert error={campaigns.error ?? act.error} title="The campaign action was refused" />
-      {campaigns.data?.length === 0 ? <Text c="dimmed">No campaign yet.</Text> : null}
+      {campaigns.isPending ? <TableSkeleton label="Loading campaigns" rows={3} /> : null}
+      {campaigns.data?.length === 0 ? (
+        <EmptyState title="No campaigns yet" action={manage ? <Button onClick={() => setCreating(true)}>Create your first campaign</Button> : undefined}>
+          A campaign calls a list of contacts from a CSV with one of your agents, within the hours you choose and at the pace you set.
+          {manage ? '' : ' An agent manager or admin of the organization can create one.'}
+        </EmptyState>
+      ) : null}
       {(campaigns.data ?? []).map((c) => (
         <Paper key={c.campaign_id} withBorder p="md" data-testid="campaign">
           <Group justify="space-between" wrap="nowrap">

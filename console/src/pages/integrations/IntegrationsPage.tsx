@@ -1,10 +1,12 @@
 import { useState } from 'react';
-import { Badge, Button, Group, Paper, PasswordInput, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Paper, PasswordInput, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
 import { ConfirmDelete } from '../../components/ConfirmDelete.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { TableSkeleton } from '../../components/Skeletons.tsx';
 import { fieldError } from '../../components/apiErrors.ts';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 
@@ -24,12 +26,22 @@ export function IntegrationsPage() {
   return (
     <Stack>
       <Title order={1}>Integrations</Title>
-      {manage ? <AddIntegration onAdded={() => void client.invalidateQueries({ queryKey: key })} /> : null}
+      {manage ? <AddIntegration onAdded={(id) => { void client.invalidateQueries({ queryKey: key }); validate.mutate(id); }} /> : null}
       <ErrorAlert error={list.error} />
+      {validate.isPending ? <Text role="status">Checking the credentials with the provider…</Text> : null}
       {validate.data ? (
-        <Text role="status" data-testid="validation-result">{validate.data.message ?? `Validated: ${validate.data.data.status}`}</Text>
+        <Alert color={validate.data.data.status === 'active' ? 'green' : 'red'} role="status" data-testid="validation-result"
+          title={`“${validate.data.data.name}”: ${validate.data.data.status === 'active' ? 'the provider accepted the credentials' : 'the provider refused the credentials'}`}>
+          {validate.data.message ?? `Validated: ${validate.data.data.status}`}
+        </Alert>
       ) : null}
       <ErrorAlert error={validate.error} title="Validation failed" />
+      {list.isPending ? <TableSkeleton label="Loading integrations" /> : list.data?.length === 0 ? (
+        <EmptyState title="No integrations yet">
+          An integration holds your provider account's credentials{manage ? ': add one above, and it is checked with the provider as soon as it is saved' : ''}.
+          Phone numbers are imported through it.{manage ? '' : ' An agent manager or admin of the organization can add one.'}
+        </EmptyState>
+      ) : (
       <Table striped aria-label="Integrations" data-testid="integrations">
         <Table.Thead><Table.Tr><Table.Th>Name</Table.Th><Table.Th>Provider</Table.Th><Table.Th>Status</Table.Th><Table.Th /></Table.Tr></Table.Thead>
         <Table.Tbody>
@@ -47,6 +59,7 @@ export function IntegrationsPage() {
           ))}
         </Table.Tbody>
       </Table>
+      )}
       <ConfirmDelete what={deleting?.name} opened={deleting !== null} onClose={() => setDeleting(null)}
         onDelete={() => unwrap(api.DELETE('/api/integrations/{integration_id}', { params: { path: { integration_id: deleting!.integration_id } } }))}
         onDeleted={() => void client.invalidateQueries({ queryKey: key })} />
@@ -54,19 +67,20 @@ export function IntegrationsPage() {
   );
 }
 
-function AddIntegration({ onAdded }: { onAdded: () => void }) {
+/** Adds a carrier integration; the page validates it with the provider right after it is saved. */
+function AddIntegration({ onAdded }: { onAdded: (integrationId: string) => void }) {
   const [name, setName] = useState('');
   const [sid, setSid] = useState('');
   const [token, setToken] = useState('');
   const add = useMutation({
     mutationFn: () => unwrap(api.POST('/api/integrations', { body: { name, provider: 'carrier_a', credentials: { account_sid: sid, auth_token: token } } })),
-    onSuccess: () => { setName(''); setSid(''); setToken(''); onAdded(); },
+    onSuccess: (saved) => { setName(''); setSid(''); setToken(''); onAdded(saved.data.integration_id); },
   });
   return (
     <Paper withBorder p="sm" component="form" onSubmit={(e: React.FormEvent) => { e.preventDefault(); add.mutate(); }}>
       <Group align="flex-end">
         <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={fieldError(add.error, 'name')} />
-        <TextInput label="carrier_a account SID" required value={sid} onChange={(e) => setSid(e.currentTarget.value)} />
+        <TextInput label="carrier_a account SID" required value={sid} onChange={(e) => setSid(e.currentTarget.value)} error={fieldError(add.error, 'credentials')} />
         <PasswordInput label="Auth token" required value={token} onChange={(e) => setToken(e.currentTarget.value)} w={220} />
         <Button type="submit" loading={add.isPending}>Add integration</Button>
       </Group>

@@ -10,7 +10,6 @@ const STATUS_COLOR: Record<string, string> = { completed: 'green', failed: 'red'
 export function DocumentsTable({ documents, manage, onDelete, onChanged }: {
   documents: Array<Schemas['DocumentSummary']>; manage: boolean; onDelete: (d: Schemas['DocumentSummary']) => void; onChanged: () => void;
 }) {
-  if (documents.length === 0) return <Text c="dimmed">No documents yet.</Text>;
   return (
     <Table.ScrollContainer minWidth={700}>
       <Table striped aria-label="Documents" data-testid="documents">

@@ -6,6 +6,8 @@ import { api, unwrap, type Schemas } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
 import { ConfirmDelete } from '../../components/ConfirmDelete.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { TableSkeleton } from '../../components/Skeletons.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 import { DocumentsTable } from './DocumentsTable.tsx';
 import { KnowledgeSearch } from './KnowledgeSearch.tsx';
@@ -36,7 +38,12 @@ export function KnowledgePage() {
       {manage ? <UploadZone onUploaded={refresh} /> : null}
       {manage && addingText ? <TextDocumentForm onCreated={() => { setAddingText(false); refresh(); }} /> : null}
       <ErrorAlert error={documents.error} />
-      <DocumentsTable documents={documents.data ?? []} manage={manage} onDelete={setDeleting} onChanged={refresh} />
+      {documents.isPending ? <TableSkeleton label="Loading documents" /> : documents.data?.length === 0 ? (
+        <EmptyState title="No documents yet">
+          Agents answer from what you add here: upload PDF, Word or text files{manage ? ' above' : ''}, or add a text, then choose the documents on each agent.
+          {manage ? '' : ' An agent manager or admin of the organization can add them.'}
+        </EmptyState>
+      ) : <DocumentsTable documents={documents.data ?? []} manage={manage} onDelete={setDeleting} onChanged={refresh} />}
       <KnowledgeSearch />
       <ConfirmDelete what={deleting?.name} opened={deleting !== null} onClose={() => setDeleting(null)} onDeleted={refresh}
         onDelete={() => unwrap(api.DELETE('/api/knowledge-base/{documentation_id}', { params: { path: { documentation_id: deleting!.documentation_id } } }))} />

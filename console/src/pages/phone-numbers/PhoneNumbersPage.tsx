@@ -6,6 +6,8 @@ import { useCredentials } from '../../auth/useCredentials.ts';
 import { useAgentOptions } from '../../hooks/useAgentOptions.ts';
 import { ConfirmDelete } from '../../components/ConfirmDelete.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { TableSkeleton } from '../../components/Skeletons.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 import { ImportNumberForm } from './ImportNumberForm.tsx';
 
@@ -33,6 +35,12 @@ export function PhoneNumbersPage() {
         {manage ? <Button onClick={() => setImporting(true)}>Import a number</Button> : null}
       </Group>
       <ErrorAlert error={numbers.error ?? assign.error} />
+      {numbers.isPending ? <TableSkeleton label="Loading phone numbers" /> : numbers.data?.length === 0 ? (
+        <EmptyState title="No phone numbers yet" action={manage ? <Button onClick={() => setImporting(true)}>Import your first number</Button> : undefined}>
+          Import a number from your carrier account or a SIP trunk, then choose the agent that answers it.
+          {manage ? '' : ' An agent manager or admin of the organization can import one.'}
+        </EmptyState>
+      ) : (
       <Table.ScrollContainer minWidth={700}>
         <Table striped aria-label="Phone numbers" data-testid="phone-numbers">
           <Table.Thead><Table.Tr><Table.Th>Number</Table.Th><Table.Th>Provider</Table.Th><Table.Th>Directions</Table.Th><Table.Th>Agent</Table.Th><Table.Th /></Table.Tr></Table.Thead>
@@ -54,6 +62,7 @@ export function PhoneNumbersPage() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
+      )}
       <Modal opened={importing} onClose={() => setImporting(false)} title="Import a phone number" size="lg">
         <ImportNumberForm onDone={() => { setImporting(false); void client.invalidateQueries({ queryKey: key }); }} />
       </Modal>

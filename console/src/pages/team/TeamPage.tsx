@@ -5,6 +5,8 @@ import { api, unwrap, type Schemas } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
 import { ConfirmDelete } from '../../components/ConfirmDelete.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { TableSkeleton } from '../../components/Skeletons.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 import { formatDateTime } from '../../format.ts';
 import { Invitations } from './Invitations.tsx';
@@ -29,6 +31,13 @@ export function TeamPage() {
     <Stack>
       <Title order={1}>Team</Title>
       <ErrorAlert error={members.error ?? change.error} title="The change was refused" />
+      {members.isPending ? <TableSkeleton label="Loading members" rows={3} /> : null}
+      {members.data && members.data.length <= 1 ? (
+        <EmptyState title="Only you so far">
+          {admin ? 'Invite your team below by e-mail, each with the role they need: admins manage everything, agent managers build agents, users follow calls.' : 'An admin of the organization can invite your colleagues.'}
+        </EmptyState>
+      ) : null}
+      {members.isPending ? null : (
       <Table.ScrollContainer minWidth={600}>
         <Table striped aria-label="Members" data-testid="members">
           <Table.Thead><Table.Tr><Table.Th>Member</Table.Th><Table.Th>Role</Table.Th><Table.Th>Joined</Table.Th><Table.Th /></Table.Tr></Table.Thead>
@@ -49,6 +58,7 @@ export function TeamPage() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
+      )}
       <Invitations admin={admin} />
       <ConfirmDelete what={removing?.email ?? removing?.user_id} action="Remove" opened={removing !== null} onClose={() => setRemoving(null)}
         onDelete={() => unwrap(api.DELETE('/api/auth/organizations/members/{user_id}', { params: { path: { user_id: removing!.user_id } } }))}

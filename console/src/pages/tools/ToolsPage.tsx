@@ -5,6 +5,8 @@ import { api, unwrap, type Schemas } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
 import { ConfirmDelete } from '../../components/ConfirmDelete.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { TableSkeleton } from '../../components/Skeletons.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 import { ToolForm } from './ToolForm.tsx';
 
@@ -29,6 +31,12 @@ export function ToolsPage() {
         {manage ? <Button onClick={() => setEditing('new')}>New tool</Button> : null}
       </Group>
       <ErrorAlert error={tools.error ?? test.error} />
+      {tools.isPending ? <TableSkeleton label="Loading tools" /> : tools.data?.length === 0 ? (
+        <EmptyState title="No tools yet" action={manage ? <Button onClick={() => setEditing('new')}>Create your first tool</Button> : undefined}>
+          A tool is a webhook your agents call during a conversation: to book an appointment, look up an order, or hand the call over.
+          {manage ? '' : ' An agent manager or admin of the organization can create one.'}
+        </EmptyState>
+      ) : (
       <Table.ScrollContainer minWidth={700}>
         <Table striped aria-label="Tools" data-testid="tools">
           <Table.Thead><Table.Tr><Table.Th>Name</Table.Th><Table.Th>Webhook</Table.Th><Table.Th /></Table.Tr></Table.Thead>
@@ -49,6 +57,7 @@ export function ToolsPage() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
+      )}
       {test.data ? (
         <Stack gap="xs" data-testid="tool-test-result">
           <Title order={2} size="h4">Test of {test.data.request.method} {test.data.request.url}</Title>

@@ -38,7 +38,7 @@ export function UsageTable({ report, groups, metric }: { report: Report; groups:
         <Table.Thead>
           <Table.Tr>
             <Table.Th>{report.group_by ?? 'All calls'}</Table.Th>
-            <Table.Th ta="right">Calls</Table.Th><Table.Th ta="right">Duration (s)</Table.Th><Table.Th ta="right">Cost</Table.Th>
+            <Table.Th ta="right">Calls</Table.Th><Table.Th ta="right">Duration (s)</Table.Th><Table.Th ta="right">Cost (credits)</Table.Th>
             {extra ? <Table.Th ta="right">{extra.label}</Table.Th> : null}
           </Table.Tr>
         </Table.Thead>

@@ -5,6 +5,8 @@ import { api, unwrap, type Schemas } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
 import { ConfirmDelete } from '../../components/ConfirmDelete.tsx';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { TableSkeleton } from '../../components/Skeletons.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 import { Deliveries } from './Deliveries.tsx';
 import { WebhookForm } from './WebhookForm.tsx';
@@ -36,7 +38,13 @@ export function WebhooksPage() {
         {admin ? <Button onClick={() => setAdding(true)}>Add endpoint</Button> : null}
       </Group>
       <ErrorAlert error={hooks.error ?? toggle.error ?? test.error} />
-      {hooks.data?.length === 0 ? <Text c="dimmed">No endpoint yet: events are kept in the event log either way.</Text> : null}
+      {hooks.isPending ? <TableSkeleton label="Loading webhook endpoints" rows={3} /> : null}
+      {hooks.data?.length === 0 ? (
+        <EmptyState title="No webhook endpoints yet" action={admin ? <Button onClick={() => setAdding(true)}>Add your first endpoint</Button> : undefined}>
+          Your systems hear about calls, agents and numbers as they happen, signed so they can check it is Switchboard.
+          Events are kept in the event log either way.{admin ? '' : ' An admin of the organization can add an endpoint.'}
+        </EmptyState>
+      ) : null}
       {(hooks.data ?? []).map((h) => (
         <Paper key={h.webhook_id} withBorder p="md" data-testid="webhook">
           <Group justify="space-between" wrap="nowrap">

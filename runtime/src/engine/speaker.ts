@@ -7,7 +7,8 @@
 import { performance } from 'node:perf_hooks';
 import type { AudioFormat, TtsProvider } from '../providers/types.ts';
 import { playedPrefix } from './text.ts';
-import { RECORDING_FORMAT, type CallTransport, type ConverterFactory } from './types.ts';
+import { bytesPerSecond, sameFormat } from '../audio/convert.ts';
+import { RECORDING_FORMAT, type AudioConverter, type CallTransport, type ConverterFactory } from './types.ts';
 
 /** Speech rate used to guess the length of a sentence whose audio is still streaming in. */
 const MS_PER_CHARACTER = 60;
@@ -131,34 +132,40 @@ export class Utterance {
     });
     const toLeg = sameFormat(result.format, transport.format) ? null : this.#deps.convert(result.format, transport.format);
     const toRecording = this.#deps.record ? this.#deps.convert(transport.format, RECORDING_FORMAT) : null;
-    for await (const chunk of result.audio) {
-      if (this.#abort.signal.aborted) return;
-      this.timing.ttsFirstByteAt ??= performance.now();
-      const audio = toLeg ? toLeg.convert(chunk) : chunk;
-      if (audio.length === 0) continue;
-      if (sentence.offsetMs === null) sentence.offsetMs = transport.sentMs();
-      // Audio handed over now plays after what is queued ahead of it.
-      const playsAtMs = this.#deps.callMs() + Math.max(0, transport.sentMs() - transport.playedMs());
-      if (this.timing.firstAudioAt === null) {
-        this.timing.firstAudioAt = performance.now();
-        this.timing.firstAudioCallMs = this.#deps.callMs();
-        this.onFirstAudio?.();
+    try {
+      for await (const chunk of result.audio) {
+        if (this.#abort.signal.aborted) return;
+        this.timing.ttsFirstByteAt ??= performance.now();
+        this.#handOver(sentence, toLeg ? toLeg.write(chunk) : chunk, toRecording);
       }
-      transport.sendAudio(audio);
-      sentence.audioMs += durationMs(audio, transport.format);
-      if (toRecording) this.#deps.record!(toRecording.convert(audio), playsAtMs);
+      // The resampler's filter tail: the last few ms of the sentence.
+      if (toLeg && !this.#abort.signal.aborted) this.#handOver(sentence, toLeg.end(), toRecording);
+    } finally {
+      toLeg?.end();
+      toRecording?.end();
     }
     if (this.#abort.signal.aborted) return;
     sentence.streamed = true;
     sentence.played = sentence.offsetMs === null ? Promise.resolve() : transport.markUtteranceEnd(this.#deps.markName());
   }
-}
 
-export function sameFormat(a: AudioFormat, b: AudioFormat) {
-  return a.encoding === b.encoding && a.sampleRate === b.sampleRate;
+  #handOver(sentence: Sentence, audio: Buffer, toRecording: AudioConverter | null) {
+    const { transport } = this.#deps;
+    if (audio.length === 0) return;
+    if (sentence.offsetMs === null) sentence.offsetMs = transport.sentMs();
+    // Audio handed over now plays after what is queued ahead of it.
+    const playsAtMs = this.#deps.callMs() + Math.max(0, transport.sentMs() - transport.playedMs());
+    if (this.timing.firstAudioAt === null) {
+      this.timing.firstAudioAt = performance.now();
+      this.timing.firstAudioCallMs = this.#deps.callMs();
+      this.onFirstAudio?.();
+    }
+    transport.sendAudio(audio);
+    sentence.audioMs += durationMs(audio, transport.format);
+    if (toRecording) this.#deps.record!(toRecording.write(audio), playsAtMs);
+  }
 }
 
 export function durationMs(audio: Buffer, format: AudioFormat) {
-  const samples = format.encoding === 'mulaw' ? audio.length : audio.length / 2;
-  return (samples * 1000) / format.sampleRate;
+  return (audio.length * 1000) / bytesPerSecond(format);
 }

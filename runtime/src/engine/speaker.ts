@@ -1,8 +1,9 @@
 /**
- * Speaks one agent turn: sentences go to the TTS one after another as the LLM produces them, their
- * audio is handed to the transport (which paces it), and a mark follows each sentence. It remembers
- * where each sentence starts in the transport's audio, so that on barge-in it can say how much was
- * actually heard: whole sentences whose audio played, and the played share of the one cut off.
+ * Speaks one agent turn: sentences go to the TTS one after another as the LLM produces them, at most
+ * one ahead of the sentence playing, their audio is handed to the transport (which paces it), and a
+ * mark follows each sentence. It remembers where each sentence starts in the transport's audio, so
+ * that on barge-in it can say how much was actually heard: whole sentences whose audio played, and
+ * the played share of the one cut off.
  */
 import { performance } from 'node:perf_hooks';
 import type { AudioFormat, TtsProvider } from '../providers/types.ts';
@@ -10,6 +11,8 @@ import { playedPrefix } from './text.ts';
 import { bytesPerSecond, sameFormat } from '../audio/convert.ts';
 import { RECORDING_FORMAT, type AudioConverter, type CallTransport, type ConverterFactory } from './types.ts';
 
+/** Sentences synthesized ahead of the one playing (see `#roomAhead`). */
+const SENTENCES_AHEAD = 1;
 /** Speech rate used to guess the length of a sentence whose audio is still streaming in. */
 const MS_PER_CHARACTER = 60;
 
@@ -57,9 +60,12 @@ export class Utterance {
   #heard: string[] | null = null;
   #characters = 0;
   onFirstAudio: (() => void) | null = null;
+  readonly #aborted: Promise<void>;
 
   constructor(deps: SpeakerDeps) {
     this.#deps = deps;
+    const signal = this.#abort.signal;
+    this.#aborted = new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   }
 
   get signal() { return this.#abort.signal; }
@@ -115,12 +121,28 @@ export class Utterance {
 
   async #run(): Promise<void> {
     try {
-      while (this.#pending.length && !this.#abort.signal.aborted) await this.#speak(this.#pending.shift()!);
+      while (this.#pending.length && !this.#abort.signal.aborted) {
+        await this.#roomAhead();
+        if (this.#abort.signal.aborted) break;
+        await this.#speak(this.#pending.shift()!);
+      }
     } catch (error) {
       if (!this.#abort.signal.aborted) this.#failure = error;
     } finally {
       this.#running = null;
     }
+  }
+
+  /**
+   * Bounded look-ahead: the next sentence is synthesized only once the one two before it has played,
+   * that is while the sentence before it plays. So a barge-in finds at most one sentence synthesized
+   * (and billed) that nobody heard, where an unbounded TTS would have rendered the whole answer the
+   * moment the LLM wrote it. One sentence of audio ahead is plenty to hide the TTS's first byte.
+   */
+  async #roomAhead() {
+    const next = this.#sentences.length - this.#pending.length;
+    const mustHavePlayed = this.#sentences[next - 1 - SENTENCES_AHEAD];
+    if (mustHavePlayed?.played) await Promise.race([mustHavePlayed.played, this.#aborted]);
   }
 
   async #speak(sentence: Sentence) {

@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import websocket from '@fastify/websocket';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { WebSocket } from 'ws';
-import { loadBasicConverter } from './engine/basic-audio.ts';
+import { convertAudio } from './audio/convert.ts';
 import { CallSession, type Logger, type ProvidersFactory } from './engine/call-session.ts';
 import { DEFAULT_PRICES } from './engine/prices.ts';
 import type { CallTransport, ConverterFactory, EngineMetrics, Prices, Recorder } from './engine/types.ts';
@@ -26,7 +26,7 @@ export interface RuntimeOptions {
   prices?: Prices;
   /** The vendor adapters; by default `createProviders` of ./providers/index.ts, loaded on first use. */
   providersFactory?: ProvidersFactory;
-  /** Audio conversion; by default the engine's own (μ-law and the Speex resampler). */
+  /** Audio conversion; by default the audio layer's `convertAudio` (μ-law and the Speex resampler). */
   converterFactory?: ConverterFactory;
   recorderFactory?: () => Recorder;
   /** The API as seen for one call; by default over HTTP with the call's token. */
@@ -95,7 +95,7 @@ export const runtimeRoutes: FastifyPluginAsync<RuntimeOptions> = async (app, opt
   const calls = options.calls ?? new RuntimeCalls();
   const metrics = runtimeMetrics(options.registry ?? new Registry());
   calls.onChange = (active) => metrics.active.set(active);
-  const converterFactory = options.converterFactory ?? (await loadBasicConverter());
+  const converterFactory = options.converterFactory ?? convertAudio;
   let providersFactory = options.providersFactory;
   const platformFor = options.platformFactory
     ?? ((call) => new HttpCallPlatform({ apiBaseUrl: options.apiBaseUrl, ...call }));

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DEFAULT_PRICES } from '../src/engine/prices.ts';
 import { ProviderError, CARRIER_FORMAT } from '../src/providers/types.ts';
 import { agentConfig, FakeProviders, sleep } from './helpers/fakes.ts';
 import { agentDone, startCall } from './helpers/call.ts';
@@ -53,6 +54,41 @@ test('barge-in: the caller talks over a long answer; clear within 300 ms of the 
   const next = providers.llmRequests[1]!.messages;
   assert.deepEqual(next.at(-2), { role: 'assistant', content: cut.text }, 'the LLM learns what the caller actually heard');
   assert.equal(turns[4]!.interrupted, undefined);
+});
+
+test('TTS look-ahead is bounded: a barge-in leaves at most one unplayed sentence synthesized, and only synthesized characters are billed', async () => {
+  const question = await speechFrames('What options do I have?', CARRIER_FORMAT);
+  const interruption = await speechFrames('Wait, the morning one please.', CARRIER_FORMAT);
+  const providers = new FakeProviders({
+    stt: ['What options do I have?', 'Wait, the morning one please.'],
+    llm: [{ text: LONG_ANSWER, chunkMs: 20 }, { text: ['Great, the morning it is.'] }], // all six sentences arrive within 0.4 s
+  });
+  const { platform, line, done } = await startCall(agentConfig(), providers);
+  await agentDone(line, 1);
+  await line.say(question);
+  const afterQuestion = line.agentFrames.length;
+  await new Promise<void>((resolve) => { const t = setInterval(() => { if (line.agentFrames.length > afterQuestion) { clearInterval(t); resolve(); } }, 5); });
+  await sleep(2500); // into the second sentence (the first lasts about two seconds)
+  await line.say(interruption);
+  await agentDone(line, 3);
+  line.hangUp();
+  await done;
+
+  const sentences = LONG_ANSWER.map((s) => s.trim());
+  const cut = platform.final!.transcript![2]!;
+  assert.equal(cut.interrupted, true);
+  // Sentences the caller heard at least the start of: the cut text is a prefix of the answer.
+  let heard = 0;
+  for (let i = 0, at = 0; i < sentences.length; at += sentences[i]!.length + 1, i++) if (cut.text.length > at) heard++;
+  const synthesized = providers.ttsTexts.filter((text) => sentences.includes(text));
+  assert.deepEqual(synthesized, sentences.slice(0, synthesized.length), 'synthesized in order');
+  assert.ok(heard >= 1 && synthesized.length <= heard + 1, `${synthesized.length} sentences synthesized, ${heard} heard: at most one ahead`);
+  assert.ok(synthesized.length < sentences.length, 'the sentences after the barge-in were never synthesized');
+  // Billed: the characters the TTS was asked for (greeting, the synthesized sentences, the next answer), nothing else.
+  const characters = providers.ttsTexts.reduce((sum, text) => sum + text.length, 0);
+  const unsynthesized = sentences.slice(synthesized.length).reduce((sum, text) => sum + text.length, 0);
+  assert.ok(unsynthesized > 0);
+  assert.equal(platform.final!.cost_breakdown!.tts, Math.round((characters * DEFAULT_PRICES.tts_per_1k_chars) / 1000 * 10_000) / 10_000);
 });
 
 test('end_call: the agent finishes its sentence, then the call ends tool_end_call', async () => {

@@ -8,7 +8,6 @@ import { performance } from 'node:perf_hooks';
 import { after, test } from 'node:test';
 import Fastify from 'fastify';
 import WebSocket from 'ws';
-import { basicConverter, loadBasicConverter } from '../src/engine/basic-audio.ts';
 import { DEFAULT_PRICES } from '../src/engine/prices.ts';
 import { CARRIER_FORMAT, PREVIEW_FORMAT, ProviderError } from '../src/providers/types.ts';
 import { DRAINING_CLOSE_CODE, RuntimeCalls, runtimeRoutes } from '../src/server.ts';
@@ -18,7 +17,6 @@ import { silenceFrame, speechFrames } from './helpers/speech.ts';
 const callToken = (sub: string) => `h.${Buffer.from(JSON.stringify({ sub, organization_id: 'org_0123456789ab', scope: 'runtime' })).toString('base64url')}.s`;
 
 async function runtime(script: ConstructorParameters<typeof FakeProviders>[0]) {
-  await loadBasicConverter();
   const config = agentConfig();
   const providers = new FakeProviders(script);
   await providers.prepare(['Hello Ada, this is Acme.'], 8000);
@@ -27,7 +25,7 @@ async function runtime(script: ConstructorParameters<typeof FakeProviders>[0]) {
   const calls = new RuntimeCalls();
   const app = Fastify();
   await app.register(runtimeRoutes, {
-    apiBaseUrl: 'http://127.0.0.1:9', prices: DEFAULT_PRICES, converterFactory: basicConverter, calls,
+    apiBaseUrl: 'http://127.0.0.1:9', prices: DEFAULT_PRICES, calls,
     providersFactory: () => providers,
     platformFactory: (call) => {
       const platform = new FakePlatform(config);
@@ -162,12 +160,11 @@ test('draining: a new stream is refused with a policy close code', async () => {
 });
 
 test('switchboard runtime alone: /api/health, and /metrics with active calls, turn latency and provider errors by provider', async () => {
-  await loadBasicConverter();
   const providers = new FakeProviders({ stt: [], llm: [] });
   providers.sttOpenError = new ProviderError('deepgram', 'unauthorized', 'refused');
   const { startRuntimeServer } = await import('../src/server.ts');
   const server = await startRuntimeServer({
-    port: 0, host: '127.0.0.1', apiBaseUrl: 'http://127.0.0.1:9', converterFactory: basicConverter,
+    port: 0, host: '127.0.0.1', apiBaseUrl: 'http://127.0.0.1:9',
     providersFactory: () => providers, platformFactory: () => new FakePlatform(agentConfig()), drainSeconds: 0,
     logger: { info() {}, warn() {}, error() {} },
   });

@@ -24,7 +24,7 @@ export class DelayedAgentRecording {
   commitUntil(nowMs: number) {
     while (this.#waiting.length && this.#waiting[0]!.atMs <= nowMs) {
       const { frame, atMs } = this.#waiting.shift()!;
-      this.#recorder.agent(frame, atMs);
+      this.#recorder.addAgent(atMs, frame, RECORDING_FORMAT);
     }
   }
 
@@ -33,7 +33,7 @@ export class DelayedAgentRecording {
     for (const { frame, atMs } of this.#waiting) {
       if (atMs >= nowMs) break;
       const keepBytes = Math.floor((nowMs - atMs) * BYTES_PER_MS) & ~1;
-      this.#recorder.agent(frame.subarray(0, Math.min(frame.length, keepBytes)), atMs);
+      this.#recorder.addAgent(atMs, frame.subarray(0, Math.min(frame.length, keepBytes)), RECORDING_FORMAT);
     }
     this.#waiting = [];
   }

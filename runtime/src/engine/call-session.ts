@@ -7,14 +7,14 @@
 import { performance } from 'node:perf_hooks';
 import { ProviderError, type ChatMessage, type Providers, type SttStream } from '../providers/types.ts';
 import type { CallError, CallPlatform, CallReport, EndReason, RuntimeCallConfig, TranscriptTurn } from '../platform/call-platform.ts';
+import { StereoRecorder } from '../audio/stereo-recorder.ts';
 import { AgentTurn } from './agent-turn.ts';
 import { CallerListener, type CallerTurn } from './listener.ts';
 import { DelayedAgentRecording } from './agent-recording.ts';
 import { percentile, priceUsage } from './prices.ts';
-import { SimpleStereoRecorder } from './simple-recorder.ts';
 import { substituteVariables } from './text.ts';
 import { offeredTools } from './tools.ts';
-import type { CallTransport, ConverterFactory, EngineMetrics, Prices, Recorder } from './types.ts';
+import { RECORDING_FORMAT, type CallTransport, type ConverterFactory, type EngineMetrics, type Prices, type Recorder } from './types.ts';
 import type { SegmenterOptions } from './vad.ts';
 
 /** Caller speech while the agent speaks that stops it (extensions.md §10: at least 250 ms). */
@@ -115,12 +115,12 @@ export class CallSession {
         onError: (error) => void this.fail(error),
       });
       if (agent.recording_enabled ?? this.#config.call.recording_enabled) {
-        this.#recorder = (this.#o.recorderFactory ?? (() => new SimpleStereoRecorder()))();
+        this.#recorder = (this.#o.recorderFactory ?? (() => new StereoRecorder(RECORDING_FORMAT.sampleRate)))();
         this.#agentRecording = new DelayedAgentRecording(this.#recorder);
       }
       this.#listener = await CallerListener.create({
         format: this.#o.transport.format, stt: this.#stt, convert: this.#o.convert, segmenter: this.#o.segmenter,
-        record: this.#recorder ? (frame, atMs) => this.#recorder!.caller(frame, atMs) : null,
+        record: this.#recorder ? (frame, atMs) => this.#recorder!.addCaller(atMs, frame, RECORDING_FORMAT) : null,
         events: {
           speechStart: () => this.#speechStarted(),
           speaking: (forMs) => this.#callerSpeaking(forMs),
@@ -274,7 +274,7 @@ export class CallSession {
     await this.#report(report);
     if (this.#recorder && this.#config) {
       this.#agentRecording!.commitUntil(durationMs);
-      await this.#o.platform.uploadRecording(this.#recorder.finish(durationMs))
+      await this.#o.platform.uploadRecording(this.#recorder.toWav(durationMs))
         .catch((uploadError: unknown) => this.#o.logger?.error({ err: uploadError, call_sid: this.callSid }, 'runtime: recording upload failed'));
     }
     this.#o.transport.close();

@@ -5,7 +5,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { AudioFormat, SttStream } from '../providers/types.ts';
-import { durationMs, sameFormat } from './speaker.ts';
+import { sameFormat } from '../audio/convert.ts';
+import { durationMs } from './speaker.ts';
 import { RECORDING_FORMAT, type AudioConverter, type ConverterFactory } from './types.ts';
 import { DEFAULT_SEGMENTER, SpeechSegmenter, VAD_FRAME_MS, type SegmenterOptions, VoiceActivityDetector } from './vad.ts';
 
@@ -74,9 +75,9 @@ export class CallerListener {
   audio(frame: Buffer) {
     const atMs = this.#audioMs;
     this.#audioMs += durationMs(frame, this.#format);
-    this.#stt.write(this.#toStt ? this.#toStt.convert(frame) : frame);
-    if (this.#toRecording) this.#record!(this.#toRecording.convert(frame), atMs);
-    for (const voiced of this.#vad.process(this.#toVad ? this.#toVad.convert(frame) : frame)) {
+    this.#stt.write(this.#toStt ? this.#toStt.write(frame) : frame);
+    if (this.#toRecording) this.#record!(this.#toRecording.write(frame), atMs);
+    for (const voiced of this.#vad.process(this.#toVad ? this.#toVad.write(frame) : frame)) {
       const frameAt = this.#vadMs;
       this.#vadMs += VAD_FRAME_MS;
       const event = this.#segmenter.frame(voiced, frameAt);
@@ -100,5 +101,9 @@ export class CallerListener {
     this.#events.turnEnd({ startMs: this.#speechStart, endMs: lastVoicedMs, decidedAt: performance.now() });
   }
 
-  close() { this.#vad.close(); }
+  close() {
+    this.#vad.close();
+    // Frees the resamplers' WASM memory now rather than whenever the collector gets to it.
+    for (const converter of [this.#toStt, this.#toVad, this.#toRecording]) converter?.end();
+  }
 }

@@ -1,14 +1,18 @@
 /**
- * Speaks one agent turn: sentences go to the TTS one after another as the LLM produces them, their
- * audio is handed to the transport (which paces it), and a mark follows each sentence. It remembers
- * where each sentence starts in the transport's audio, so that on barge-in it can say how much was
- * actually heard: whole sentences whose audio played, and the played share of the one cut off.
+ * Speaks one agent turn: sentences go to the TTS one after another as the LLM produces them, at most
+ * one ahead of the sentence playing, their audio is handed to the transport (which paces it), and a
+ * mark follows each sentence. It remembers where each sentence starts in the transport's audio, so
+ * that on barge-in it can say how much was actually heard: whole sentences whose audio played, and
+ * the played share of the one cut off.
  */
 import { performance } from 'node:perf_hooks';
 import type { AudioFormat, TtsProvider } from '../providers/types.ts';
 import { playedPrefix } from './text.ts';
-import { RECORDING_FORMAT, type CallTransport, type ConverterFactory } from './types.ts';
+import { bytesPerSecond, sameFormat } from '../audio/convert.ts';
+import { RECORDING_FORMAT, type AudioConverter, type CallTransport, type ConverterFactory } from './types.ts';
 
+/** Sentences synthesized ahead of the one playing (see `#roomAhead`). */
+const SENTENCES_AHEAD = 1;
 /** Speech rate used to guess the length of a sentence whose audio is still streaming in. */
 const MS_PER_CHARACTER = 60;
 
@@ -56,9 +60,12 @@ export class Utterance {
   #heard: string[] | null = null;
   #characters = 0;
   onFirstAudio: (() => void) | null = null;
+  readonly #aborted: Promise<void>;
 
   constructor(deps: SpeakerDeps) {
     this.#deps = deps;
+    const signal = this.#abort.signal;
+    this.#aborted = new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   }
 
   get signal() { return this.#abort.signal; }
@@ -114,12 +121,28 @@ export class Utterance {
 
   async #run(): Promise<void> {
     try {
-      while (this.#pending.length && !this.#abort.signal.aborted) await this.#speak(this.#pending.shift()!);
+      while (this.#pending.length && !this.#abort.signal.aborted) {
+        await this.#roomAhead();
+        if (this.#abort.signal.aborted) break;
+        await this.#speak(this.#pending.shift()!);
+      }
     } catch (error) {
       if (!this.#abort.signal.aborted) this.#failure = error;
     } finally {
       this.#running = null;
     }
+  }
+
+  /**
+   * Bounded look-ahead: the next sentence is synthesized only once the one two before it has played,
+   * that is while the sentence before it plays. So a barge-in finds at most one sentence synthesized
+   * (and billed) that nobody heard, where an unbounded TTS would have rendered the whole answer the
+   * moment the LLM wrote it. One sentence of audio ahead is plenty to hide the TTS's first byte.
+   */
+  async #roomAhead() {
+    const next = this.#sentences.length - this.#pending.length;
+    const mustHavePlayed = this.#sentences[next - 1 - SENTENCES_AHEAD];
+    if (mustHavePlayed?.played) await Promise.race([mustHavePlayed.played, this.#aborted]);
   }
 
   async #speak(sentence: Sentence) {
@@ -131,34 +154,40 @@ export class Utterance {
     });
     const toLeg = sameFormat(result.format, transport.format) ? null : this.#deps.convert(result.format, transport.format);
     const toRecording = this.#deps.record ? this.#deps.convert(transport.format, RECORDING_FORMAT) : null;
-    for await (const chunk of result.audio) {
-      if (this.#abort.signal.aborted) return;
-      this.timing.ttsFirstByteAt ??= performance.now();
-      const audio = toLeg ? toLeg.convert(chunk) : chunk;
-      if (audio.length === 0) continue;
-      if (sentence.offsetMs === null) sentence.offsetMs = transport.sentMs();
-      // Audio handed over now plays after what is queued ahead of it.
-      const playsAtMs = this.#deps.callMs() + Math.max(0, transport.sentMs() - transport.playedMs());
-      if (this.timing.firstAudioAt === null) {
-        this.timing.firstAudioAt = performance.now();
-        this.timing.firstAudioCallMs = this.#deps.callMs();
-        this.onFirstAudio?.();
+    try {
+      for await (const chunk of result.audio) {
+        if (this.#abort.signal.aborted) return;
+        this.timing.ttsFirstByteAt ??= performance.now();
+        this.#handOver(sentence, toLeg ? toLeg.write(chunk) : chunk, toRecording);
       }
-      transport.sendAudio(audio);
-      sentence.audioMs += durationMs(audio, transport.format);
-      if (toRecording) this.#deps.record!(toRecording.convert(audio), playsAtMs);
+      // The resampler's filter tail: the last few ms of the sentence.
+      if (toLeg && !this.#abort.signal.aborted) this.#handOver(sentence, toLeg.end(), toRecording);
+    } finally {
+      toLeg?.end();
+      toRecording?.end();
     }
     if (this.#abort.signal.aborted) return;
     sentence.streamed = true;
     sentence.played = sentence.offsetMs === null ? Promise.resolve() : transport.markUtteranceEnd(this.#deps.markName());
   }
-}
 
-export function sameFormat(a: AudioFormat, b: AudioFormat) {
-  return a.encoding === b.encoding && a.sampleRate === b.sampleRate;
+  #handOver(sentence: Sentence, audio: Buffer, toRecording: AudioConverter | null) {
+    const { transport } = this.#deps;
+    if (audio.length === 0) return;
+    if (sentence.offsetMs === null) sentence.offsetMs = transport.sentMs();
+    // Audio handed over now plays after what is queued ahead of it.
+    const playsAtMs = this.#deps.callMs() + Math.max(0, transport.sentMs() - transport.playedMs());
+    if (this.timing.firstAudioAt === null) {
+      this.timing.firstAudioAt = performance.now();
+      this.timing.firstAudioCallMs = this.#deps.callMs();
+      this.onFirstAudio?.();
+    }
+    transport.sendAudio(audio);
+    sentence.audioMs += durationMs(audio, transport.format);
+    if (toRecording) this.#deps.record!(toRecording.write(audio), playsAtMs);
+  }
 }
 
 export function durationMs(audio: Buffer, format: AudioFormat) {
-  const samples = format.encoding === 'mulaw' ? audio.length : audio.length / 2;
-  return (samples * 1000) / format.sampleRate;
+  return (audio.length * 1000) / bytesPerSecond(format);
 }

@@ -3,6 +3,8 @@
  * leg's audio (carrier Media Streams or the browser preview), audio conversion, and a recorder.
  * Each is an interface so that the engine stays transport- and codec-agnostic.
  */
+import type { AudioConverter } from '../audio/convert.ts';
+import type { StereoRecorder } from '../audio/stereo-recorder.ts';
 import type { AudioFormat } from '../providers/types.ts';
 import type { EndReason, TurnLatency } from '../platform/call-platform.ts';
 
@@ -41,24 +43,23 @@ export interface CallTransport extends TransportUiEvents {
   close(): void;
 }
 
-/** A streaming format converter (μ-law ⇄ PCM, resampling with state across chunks). */
-export interface AudioConverter {
-  convert(chunk: Buffer): Buffer;
-}
+/**
+ * Audio conversion is the audio layer's (`src/audio/convert.ts`): a streaming converter (μ-law ⇄ PCM16,
+ * the Speex resampler with state across chunks) whose `end()` flushes the filter's tail and frees it.
+ * The factory is injectable so a composition could swap it; `convertAudio` is the default.
+ */
+export type { AudioConverter };
 export type ConverterFactory = (from: AudioFormat, to: AudioFormat) => AudioConverter;
 
 /** The recording's format: 16-bit little-endian PCM, 8 kHz, one channel per party (extensions.md §10). */
 export const RECORDING_FORMAT: AudioFormat = { encoding: 'pcm16', sampleRate: 8000 };
 
 /**
- * Records both parties time-aligned: frames are `RECORDING_FORMAT` mono, `atMs` the call time at which
- * the frame starts playing; `finish` returns a stereo WAV (caller left, agent right) as long as the call.
+ * Records both parties time-aligned (the audio layer's `StereoRecorder` is the implementation):
+ * frames are placed at the call time (ms) they were heard or played; `toWav(durationMs)` gives a
+ * stereo WAV (caller left, agent right) at least as long as the call.
  */
-export interface Recorder {
-  caller(frame: Buffer, atMs: number): void;
-  agent(frame: Buffer, atMs: number): void;
-  finish(durationMs: number): Buffer;
-}
+export type Recorder = Pick<StereoRecorder, 'addCaller' | 'addAgent' | 'toWav'>;
 
 /** Prices in credits (extensions.md §10, `PRICES_FILE`). */
 export interface Prices {

@@ -1,4 +1,2 @@
-// The echogarden WASM packages ship no typings; each use site states the few functions it calls.
+// The echogarden WASM package ships no typings; the use site states the few functions it calls (the audio layer's modules use @ts-expect-error).
 declare module '@echogarden/fvad-wasm';
-declare module '@echogarden/speex-resampler-wasm';
-declare module '@echogarden/espeak-ng-emscripten';

@@ -1,5 +1,5 @@
 /** Starts one engine call against the in-memory stand-ins. */
-import { basicConverter, loadBasicConverter } from '../../src/engine/basic-audio.ts';
+import { convertAudio } from '../../src/audio/convert.ts';
 import { CallSession, SILENCE_REPROMPT } from '../../src/engine/call-session.ts';
 import { substituteVariables } from '../../src/engine/text.ts';
 import { DEFAULT_PRICES } from '../../src/engine/prices.ts';
@@ -8,13 +8,12 @@ import type { RuntimeCallConfig } from '../../src/platform/call-platform.ts';
 import { FakePlatform, FakeProviders, PhoneLine, until } from './fakes.ts';
 
 export async function startCall(config: RuntimeCallConfig, providers: FakeProviders, format: AudioFormat = CARRIER_FORMAT) {
-  await loadBasicConverter();
   const greeting = config.agent.first_message ? substituteVariables(config.agent.first_message, config.variables) : '';
   await providers.prepare([greeting, SILENCE_REPROMPT].filter(Boolean), format.sampleRate);
   const platform = new FakePlatform(config);
   const line = new PhoneLine(format);
   const session = new CallSession({
-    platform, transport: line, providersFactory: () => providers, convert: basicConverter, prices: DEFAULT_PRICES, telephony: true,
+    platform, transport: line, providersFactory: () => providers, convert: convertAudio, prices: DEFAULT_PRICES, telephony: true,
   });
   const done = session.run();
   return { platform, line, session, done };

@@ -12,8 +12,9 @@ import type {
 } from '../../src/platform/call-platform.ts';
 import type { CallTransport, TransportHandlers } from '../../src/engine/types.ts';
 import { AudioPacer } from '../../src/transports/pacer.ts';
-import { pcmToMulaw } from '../../src/engine/basic-audio.ts';
-import { silenceFrame, speechPcm } from './speech.ts';
+import { bytesPerSecond } from '../../src/audio/convert.ts';
+import { MULAW_SILENCE } from '../../src/audio/mulaw.ts';
+import { encodeFor, silenceFrame, speechPcm } from './speech.ts';
 import { SentenceSplitter } from '../../src/engine/text.ts';
 import { SILENCE_REPROMPT } from '../../src/engine/call-session.ts';
 
@@ -64,10 +65,10 @@ export class FakeProviders implements Providers {
       if (this.sttOpenError) throw this.sttOpenError;
       this.sttOptions = options;
       const format = options.input;
-      const bytesPerSecond = format.sampleRate * (format.encoding === 'mulaw' ? 1 : 2);
+      const perSecond = bytesPerSecond(format);
       return {
         format,
-        write: (audio) => { this.sttSeconds += audio.length / bytesPerSecond; },
+        write: (audio) => { this.sttSeconds += audio.length / perSecond; },
         flush: async () => {
           this.flushes.push(performance.now());
           await sleep(this.sttFinalMs);
@@ -107,9 +108,9 @@ export class FakeProviders implements Providers {
       this.ttsTexts.push(request.text);
       const requestedAt = performance.now(); // the first byte comes ttsFirstByteMs after the request, however long speaking took
       const pcm = await speechPcm(request.text, request.want.sampleRate);
-      const audio = request.want.encoding === 'mulaw' ? pcmToMulaw(pcm) : pcm;
+      const audio = encodeFor(pcm, request.want);
       const firstByteMs = this.ttsFirstByteMs;
-      const chunkBytes = Math.round((request.want.sampleRate / 10) * (request.want.encoding === 'mulaw' ? 1 : 2)); // 100 ms
+      const chunkBytes = bytesPerSecond(request.want) / 10; // 100 ms
       return {
         format: request.want,
         audio: (async function* () {
@@ -180,9 +181,9 @@ export class PhoneLine implements CallTransport {
   readonly format: AudioFormat;
   constructor(format: AudioFormat) {
     this.format = format;
-    const frameBytes = (format.sampleRate / 50) * (format.encoding === 'mulaw' ? 1 : 2);
+    const frameBytes = bytesPerSecond(format) / 50;
     this.#pacer = new AudioPacer({
-      frameBytes, silenceByte: format.encoding === 'mulaw' ? 0xff : 0,
+      frameBytes, silenceByte: format.encoding === 'mulaw' ? MULAW_SILENCE : 0,
       sendFrame: (frame) => this.agentFrames.push({ at: performance.now(), bytes: frame.length }),
       sendMark: (name, playsAt, done) => { this.marks.push(name); setTimeout(done, Math.max(0, playsAt - performance.now())); },
     });

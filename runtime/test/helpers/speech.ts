@@ -1,39 +1,25 @@
 /**
- * Real synthesized speech for the tests: eSpeak NG compiled to WASM speaks the text (22 050 Hz),
- * the Speex resampler brings it to the leg's rate. The caller's audio in every test is speech made
- * here, never silence or a tone standing for it. Results are cached in memory and on disk (the
- * synthesizer takes seconds to load; a cached phrase takes none).
+ * Real synthesized speech for the tests: the audio layer's eSpeak NG synthesizer
+ * (`src/audio/synthesize.ts`, WASM) speaks the text at the leg's rate. The caller's audio in every
+ * test is speech made here, never silence or a tone standing for it. Results are also cached on disk
+ * (each test file is its own process, and the synthesizer takes seconds to load; a cached phrase
+ * takes none).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import createEspeak from '@echogarden/espeak-ng-emscripten';
-import { basicConverter, loadBasicConverter, pcmToMulaw } from '../../src/engine/basic-audio.ts';
+import { bytesPerSecond, convertBuffer } from '../../src/audio/convert.ts';
+import { MULAW_SILENCE } from '../../src/audio/mulaw.ts';
+import { synthesizeSpeech } from '../../src/audio/synthesize.ts';
 import type { AudioFormat } from '../../src/providers/types.ts';
 
 const CACHE_DIR = join(tmpdir(), 'switchboard-runtime-speech');
-const ESPEAK_RATE = 22_050;
-
-interface EspeakWorker {
-  set_voice(name: string): void;
-  set_rate(wordsPerMinute: number): void;
-  synthesize(text: string, callback: (samples: Int16Array, events: unknown[]) => number): void;
-}
-
-let worker: Promise<EspeakWorker> | undefined;
-const espeak = () => (worker ??= (async () => {
-  const module = await (createEspeak as unknown as () => Promise<{ eSpeakNGWorker: new () => EspeakWorker }>)();
-  const instance = new module.eSpeakNGWorker();
-  instance.set_voice('en-us');
-  return instance;
-})());
-
 const memory = new Map<string, Buffer>();
 
 /** 16-bit little-endian mono PCM of `text` spoken at `sampleRate`. */
 export async function speechPcm(text: string, sampleRate: number): Promise<Buffer> {
-  const key = createHash('sha256').update(`v1|${sampleRate}|${text}`).digest('hex').slice(0, 24);
+  const key = createHash('sha256').update(`v2|${sampleRate}|${text}`).digest('hex').slice(0, 24);
   const cached = memory.get(key);
   if (cached) return cached;
   const file = join(CACHE_DIR, `${key}.pcm`);
@@ -41,12 +27,7 @@ export async function speechPcm(text: string, sampleRate: number): Promise<Buffe
   try {
     pcm = readFileSync(file);
   } catch {
-    const synthesizer = await espeak();
-    const parts: Buffer[] = [];
-    synthesizer.synthesize(text, (samples) => { parts.push(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)); return 0; });
-    const raw = Buffer.concat(parts.map((part) => Buffer.from(part)));
-    await loadBasicConverter();
-    pcm = basicConverter({ encoding: 'pcm16', sampleRate: ESPEAK_RATE }, { encoding: 'pcm16', sampleRate }).convert(raw);
+    pcm = await synthesizeSpeech(text, sampleRate);
     mkdirSync(CACHE_DIR, { recursive: true });
     writeFileSync(file, pcm);
   }
@@ -54,14 +35,19 @@ export async function speechPcm(text: string, sampleRate: number): Promise<Buffe
   return pcm;
 }
 
+/** PCM16 at the format's rate in the format's encoding. */
+export function encodeFor(pcm: Buffer, format: AudioFormat): Buffer {
+  return format.encoding === 'mulaw' ? convertBuffer(pcm, { encoding: 'pcm16', sampleRate: format.sampleRate }, format) : pcm;
+}
+
 /** `text` spoken in `format`, in 20 ms frames (the last one padded with silence). */
 export async function speechFrames(text: string, format: AudioFormat): Promise<Buffer[]> {
   const pcm = await speechPcm(text, format.sampleRate);
-  const audio = format.encoding === 'mulaw' ? pcmToMulaw(pcm) : pcm;
-  const frameBytes = (format.sampleRate / 50) * (format.encoding === 'mulaw' ? 1 : 2);
+  const audio = encodeFor(pcm, format);
+  const frameBytes = bytesPerSecond(format) / 50;
   const frames: Buffer[] = [];
   for (let offset = 0; offset < audio.length; offset += frameBytes) {
-    const frame = Buffer.alloc(frameBytes, format.encoding === 'mulaw' ? 0xff : 0);
+    const frame = Buffer.alloc(frameBytes, format.encoding === 'mulaw' ? MULAW_SILENCE : 0);
     audio.copy(frame, 0, offset, Math.min(audio.length, offset + frameBytes));
     frames.push(frame);
   }
@@ -70,7 +56,7 @@ export async function speechFrames(text: string, format: AudioFormat): Promise<B
 
 /** A 20 ms frame of line silence (what a phone line carries between words). */
 export function silenceFrame(format: AudioFormat): Buffer {
-  return format.encoding === 'mulaw' ? Buffer.alloc(format.sampleRate / 50, 0xff) : Buffer.alloc((format.sampleRate / 50) * 2, 0);
+  return Buffer.alloc(bytesPerSecond(format) / 50, format.encoding === 'mulaw' ? MULAW_SILENCE : 0);
 }
 
 export const framesMs = (frames: Buffer[]) => frames.length * 20;

@@ -21,8 +21,11 @@ import { PreviewTransport } from './transports/preview.ts';
 export const DRAINING_CLOSE_CODE = 1008;
 
 export interface RuntimeOptions {
-  /** Where the API is (the runtime is its client). */
-  apiBaseUrl: string;
+  /**
+   * Where the API is (the runtime is its client). A function is asked at each call's start: mounted in
+   * the API server, the address is known only once that server listens (port 0 in tests).
+   */
+  apiBaseUrl: string | (() => string);
   prices?: Prices;
   /** The vendor adapters; by default `createProviders` of ./providers/index.ts, loaded on first use. */
   providersFactory?: ProvidersFactory;
@@ -98,7 +101,7 @@ export const runtimeRoutes: FastifyPluginAsync<RuntimeOptions> = async (app, opt
   const converterFactory = options.converterFactory ?? (await loadBasicConverter());
   let providersFactory = options.providersFactory;
   const platformFor = options.platformFactory
-    ?? ((call) => new HttpCallPlatform({ apiBaseUrl: options.apiBaseUrl, ...call }));
+    ?? ((call) => new HttpCallPlatform({ apiBaseUrl: typeof options.apiBaseUrl === 'function' ? options.apiBaseUrl() : options.apiBaseUrl, ...call }));
   const logger = options.logger ?? app.log;
 
   const serve = (transport: CallTransport, callSid: string, token: string, telephony: boolean) => {

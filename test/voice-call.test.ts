@@ -128,7 +128,6 @@ describe('a voice call answered by the built-in runtime', () => {
       const { caller, carrierSid, callSid } = await inboundCall(setup.phoneNumber);
 
       // The greeting: speech energy on the outbound track, then its mark.
-      await new Promise((r) => setTimeout(r, 3000)); console.log('DEBUG', caller.outbound.length, caller.received.length, JSON.stringify(await getCall(org, callSid)), providers.tts.requests.map((r) => r.path + ' ' + r.query), providers.stt.sessions.length);
       await heardAgent(caller, 0, 'the greeting');
       assert.ok(caller.speechFramesSince(0) > 10, 'the greeting is speech, not silence');
       assert.equal((await getCall(org, callSid)).status, 'in_progress');
@@ -142,7 +141,7 @@ describe('a voice call answered by the built-in runtime', () => {
       assert.ok(caller.speechFramesSince(asked) > 10, 'the answer is spoken');
       const toolCall = tool.received.find((r) => r.path === '/orders');
       assert.ok(toolCall, 'the tool receiver was called');
-      assert.deepEqual(JSON.parse(toolCall.body), { order_id: '42' });
+      assert.deepEqual(JSON.parse(toolCall.body).arguments, { order_id: '42' });
 
       // Barge-in: the caller speaks over a long answer; the carrier is told to clear its buffer.
       providers.stt.phrases.say('Tell me about returns', 'Thanks, that is all, goodbye.');

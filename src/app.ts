@@ -42,6 +42,7 @@ import { dialRoutes } from './modules/calls/dial-routes.ts';
 import { callExportRoutes } from './modules/calls/export-routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
 import { consoleRoutes } from './modules/console/routes.ts';
+import { registerVoiceRuntime } from './voice-runtime.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -174,6 +175,7 @@ export async function buildApp(
   await app.register(telephonyRoutes(services.telephony));
   await app.register(dialRoutes(services.dialing));
   await app.register(consoleRoutes());
+  await registerVoiceRuntime(app, services);
 
   if (options.closeServices) app.addHook('onClose', () => services.close());
   await app.ready();

@@ -45,6 +45,13 @@ Commands:
       Run the job workers (document indexing) without the HTTP server, for scale-out; stops
       on SIGTERM/SIGINT after the running job. Set IN_PROCESS_WORKER=false on the servers
       to leave all jobs to such workers.
+  runtime [--port N] [--host H]
+      Run the voice runtime alone, for scale-out (extensions.md §10): only its stream routes
+      (/api/runtime/carrier_a/stream, /api/runtime/preview), /api/health and /metrics, on
+      HOST:PORT (default HOST and 3001). It reaches the API at RUNTIME_API_URL (default
+      PUBLIC_BASE_URL) with each call's token and opens no database. SIGTERM/SIGINT drain: new
+      streams are refused, calls in progress go on for up to RUNTIME_DRAIN_SECONDS (default 600).
+      Set RUNTIME=off on the API servers and RUNTIME_STREAM_URL to the runtimes' address.
   migrate
       Apply pending database migrations (the server also applies them on start).
   help
@@ -136,6 +143,21 @@ const commands: Record<string, (config: Config, options: Options) => Promise<voi
     if (generated) process.stdout.write(`MCP token (send Authorization: Bearer <token>; set MCP_TOKEN to choose it): ${token}\n`);
     await new Promise<void>((resolve) => { process.once('SIGTERM', resolve); process.once('SIGINT', resolve); });
     server.close();
+  },
+
+  async runtime(config, options) {
+    const port = options.port === undefined ? 3001 : Number(options.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0 to 65535');
+    const host = typeof options.host === 'string' ? options.host : config.host;
+    const { startRuntimeServer } = await import('@switchboard/runtime'); // the audio and provider code only for this command
+    const { runtimePrices } = await import('./voice-runtime.ts');
+    const runtime = await startRuntimeServer({
+      apiBaseUrl: config.runtime.apiUrl, prices: runtimePrices(config.runtime.prices), port, host, drainSeconds: config.runtime.drainSeconds,
+    });
+    process.stdout.write(`Voice runtime at ${runtime.url} (streams /api/runtime/carrier_a/stream and /api/runtime/preview), API at ${config.runtime.apiUrl}\n`);
+    const signal = await new Promise<string>((resolve) => { process.once('SIGTERM', () => resolve('SIGTERM')); process.once('SIGINT', () => resolve('SIGINT')); });
+    process.stdout.write(`${signal}: draining ${runtime.calls.active} call(s) for up to ${config.runtime.drainSeconds} s\n`);
+    await runtime.stop();
   },
 
   async 'demo:seed'(_config, options) {

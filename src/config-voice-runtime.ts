@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, integer, type Env } from './config-readers.ts';
+import { ConfigError, integer, url, type Env } from './config-readers.ts';
 
 /**
  * Provider prices in credits, what the voice runtime prices a call's `cost_breakdown` with
@@ -28,18 +28,21 @@ export interface VoiceRuntimeConfig {
   mode: RuntimeMode;
   /** The built-in runtime's carrier stream, `{PUBLIC_BASE_URL as ws/wss}/api/runtime/carrier_a/stream`. */
   builtInStreamUrl: string;
+  /** Where a `switchboard runtime` process reaches the API (RUNTIME_API_URL, default PUBLIC_BASE_URL). */
+  apiUrl: string;
   /** How long a stopping runtime lets its calls go on (RUNTIME_DRAIN_SECONDS). */
   drainSeconds: number;
   prices: Prices;
 }
 
-/** RUNTIME, RUNTIME_DRAIN_SECONDS and PRICES_FILE. */
+/** RUNTIME, RUNTIME_API_URL, RUNTIME_DRAIN_SECONDS and PRICES_FILE. */
 export function voiceRuntime(env: Env, publicBaseUrl: string): VoiceRuntimeConfig {
   const mode = env.RUNTIME || 'in-process';
   if (mode !== 'in-process' && mode !== 'off') throw new ConfigError(`RUNTIME must be in-process or off, got "${mode}"`);
   return {
     mode,
     builtInStreamUrl: `${publicBaseUrl.replace(/^http/, 'ws')}/api/runtime/carrier_a/stream`,
+    apiUrl: (url(env, 'RUNTIME_API_URL') ?? publicBaseUrl).replace(/\/+$/, ''),
     drainSeconds: integer(env, 'RUNTIME_DRAIN_SECONDS', 600, 0, 86_400),
     prices: env.PRICES_FILE ? readPrices(env.PRICES_FILE) : { ...DEFAULT_PRICES },
   };

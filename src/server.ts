@@ -44,6 +44,8 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info(`${signal}: finishing in-flight requests`);
     try {
+      // The built-in runtime's calls go on (new streams refused) while the API still serves their reports.
+      await app.runtimeCalls?.drain(config.runtime.drainSeconds);
       await app.close(); // stops accepting, waits for in-flight requests
       await services.close(); // lets running jobs finish (others are retried after they expire)
       await database.close();

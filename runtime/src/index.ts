@@ -8,3 +8,5 @@ export { convertAudio, convertBuffer, convertStream, sameFormat, bytesPerSecond,
 export { Resampler, resample } from './audio/resampler.ts';
 export { encodeWav, decodeWav, type WavAudio } from './audio/wav.ts';
 export { StereoRecorder } from './audio/stereo-recorder.ts';
+export { runtimeRoutes, startRuntimeServer, RuntimeCalls, DRAINING_CLOSE_CODE, type RuntimeOptions, type RuntimeServerOptions } from './server.ts';
+export type { Prices as RuntimePrices } from './engine/types.ts';

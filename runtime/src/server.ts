@@ -21,8 +21,11 @@ import { PreviewTransport } from './transports/preview.ts';
 export const DRAINING_CLOSE_CODE = 1008;
 
 export interface RuntimeOptions {
-  /** Where the API is (the runtime is its client). */
-  apiBaseUrl: string;
+  /**
+   * Where the API is (the runtime is its client). A function is asked at each call's start: mounted in
+   * the API server, the address is known only once that server listens (port 0 in tests).
+   */
+  apiBaseUrl: string | (() => string);
   prices?: Prices;
   /** The vendor adapters; by default `createProviders` of ./providers/index.ts, loaded on first use. */
   providersFactory?: ProvidersFactory;
@@ -84,10 +87,13 @@ function runtimeMetrics(registry: Registry): EngineMetrics & { active: Gauge } {
   };
 }
 
-async function defaultProviders(): Promise<ProvidersFactory> {
+/** The vendor adapters' factory: it takes the agent's language too (the TTS voices speak it; the engine passes the settings only). */
+type AdaptersFactory = (settings: Parameters<ProvidersFactory>[0], language: string) => ReturnType<ProvidersFactory>;
+
+async function defaultProviders(): Promise<AdaptersFactory> {
   // Loaded by name at run time: the adapters are their own part of the runtime.
   const specifier = './providers/index.ts';
-  const adapters = (await import(specifier)) as { createProviders: ProvidersFactory };
+  const adapters = (await import(specifier)) as { createProviders: AdaptersFactory };
   return adapters.createProviders;
 }
 
@@ -96,17 +102,26 @@ export const runtimeRoutes: FastifyPluginAsync<RuntimeOptions> = async (app, opt
   const metrics = runtimeMetrics(options.registry ?? new Registry());
   calls.onChange = (active) => metrics.active.set(active);
   const converterFactory = options.converterFactory ?? convertAudio;
-  let providersFactory = options.providersFactory;
+  let adapters: AdaptersFactory | undefined;
   const platformFor = options.platformFactory
-    ?? ((call) => new HttpCallPlatform({ apiBaseUrl: options.apiBaseUrl, ...call }));
+    ?? ((call) => new HttpCallPlatform({ apiBaseUrl: typeof options.apiBaseUrl === 'function' ? options.apiBaseUrl() : options.apiBaseUrl, ...call }));
   const logger = options.logger ?? app.log;
 
   const serve = (transport: CallTransport, callSid: string, token: string, telephony: boolean) => {
     const organizationId = organizationOfToken(token) ?? '';
+    const platform = platformFor({ callSid, token, organizationId });
+    // The call's agent language, read from the configuration the engine loads, for the adapters.
+    let language = 'en';
+    const load = platform.load.bind(platform);
+    platform.load = async () => {
+      const config = await load();
+      language = String(config.agent.language ?? 'en');
+      return config;
+    };
     const session = new CallSession({
-      platform: platformFor({ callSid, token, organizationId }),
-      transport, telephony,
-      providersFactory: async (settings) => (providersFactory ??= await defaultProviders())(settings),
+      platform, transport, telephony,
+      providersFactory: options.providersFactory
+        ?? (async (settings) => (adapters ??= await defaultProviders())(settings, language)),
       convert: converterFactory, prices: options.prices ?? DEFAULT_PRICES,
       recorderFactory: options.recorderFactory, metrics, logger,
     });

@@ -50,7 +50,7 @@ test('HttpCallPlatform speaks the API with the call token', async () => {
     'PATCH /api/calls/call_x1',
   ]);
   assert.ok(seen.every((s) => s.auth === 'Bearer tok' && s.org === 'org_1'));
-  assert.deepEqual(JSON.parse(seen[1]!.body.toString()), { day: 'monday' });
+  assert.deepEqual(JSON.parse(seen[1]!.body.toString()), { arguments: { day: 'monday' } });
   assert.deepEqual(JSON.parse(seen[2]!.body.toString()), { query: 'hours', top_k: 5 });
   assert.equal(seen[3]!.type, 'audio/wav');
   assert.equal(seen[3]!.body.toString(), 'RIFFdata');

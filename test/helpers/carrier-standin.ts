@@ -37,6 +37,8 @@ export interface Outcome {
   /** Answered calls: how long the call lasts (reported as CallDuration) and is held open before it completes. */
   durationSeconds?: number;
   holdMs?: number;
+  /** Answered calls: held open until this settles too (a call talked through by a Media Streams caller). */
+  until?: Promise<unknown>;
   /** Only the callbacks that change the outcome (the voice request and the final status), for runs of many calls. */
   brief?: boolean;
 }
@@ -103,6 +105,7 @@ export async function startCarrierStandIn(): Promise<CarrierStandIn> {
       call.answers.push(await post(call, call.url, { CallStatus: 'in-progress' }));
       if (!outcome.brief) await status('in-progress');
       if (outcome.holdMs) await new Promise((r) => setTimeout(r, outcome.holdMs));
+      if (outcome.until) await outcome.until.catch(() => {});
       end();
       await status('completed', { CallDuration: String(outcome.durationSeconds ?? 0) });
     } finally {

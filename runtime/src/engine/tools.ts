@@ -71,6 +71,6 @@ export async function runTool(platform: CallPlatform, name: string, args: Record
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { record: record({ error: message }, 'error'), content: JSON.stringify({ error: message }), endsCall: null };
+    return { record: record({ error: message }, null), content: JSON.stringify({ error: message }), endsCall: null };
   }
 }

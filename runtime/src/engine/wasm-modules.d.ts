@@ -1,2 +1,3 @@
-// The echogarden WASM package ships no typings; the use site states the few functions it calls (the audio layer's modules use @ts-expect-error).
+// The echogarden WASM packages ship no typings; each use site states the few functions it calls.
 declare module '@echogarden/fvad-wasm';
+declare module '@echogarden/speex-resampler-wasm';

@@ -55,7 +55,8 @@ export interface ToolRecord {
   name: string;
   arguments: Record<string, unknown>;
   result: unknown;
-  status: number | 'error';
+  /** The webhook's HTTP status; null when it did not answer (the API's schema: an integer or null). */
+  status: number | null;
   duration_ms: number;
 }
 

@@ -61,7 +61,7 @@ export class HttpCallPlatform implements CallPlatform {
 
   async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
     const path = `/api/runtime/calls/${this.#sid}/tools/${encodeURIComponent(name)}`;
-    return (await this.#json('POST', path, args, TOOL_TIMEOUT_MS)) as ToolCallResult;
+    return (await this.#json('POST', path, { arguments: args }, TOOL_TIMEOUT_MS)) as ToolCallResult;
   }
 
   async searchKnowledge(query: string): Promise<KnowledgeHit[]> {

@@ -106,7 +106,7 @@ export const runtimeRoutes: FastifyPluginAsync<RuntimeOptions> = async (app, opt
     const session = new CallSession({
       platform: platformFor({ callSid, token, organizationId }),
       transport, telephony,
-      providersFactory: async (settings) => (providersFactory ??= await defaultProviders())(settings),
+      providersFactory: async (settings, language) => (providersFactory ??= await defaultProviders())(settings, language),
       convert: converterFactory, prices: options.prices ?? DEFAULT_PRICES,
       recorderFactory: options.recorderFactory, metrics, logger,
     });

@@ -87,13 +87,11 @@ function runtimeMetrics(registry: Registry): EngineMetrics & { active: Gauge } {
   };
 }
 
-/** The vendor adapters' factory: it takes the agent's language too (the TTS voices speak it; the engine passes the settings only). */
-type AdaptersFactory = (settings: Parameters<ProvidersFactory>[0], language: string) => ReturnType<ProvidersFactory>;
 
-async function defaultProviders(): Promise<AdaptersFactory> {
+async function defaultProviders(): Promise<ProvidersFactory> {
   // Loaded by name at run time: the adapters are their own part of the runtime.
   const specifier = './providers/index.ts';
-  const adapters = (await import(specifier)) as { createProviders: AdaptersFactory };
+  const adapters = (await import(specifier)) as { createProviders: ProvidersFactory };
   return adapters.createProviders;
 }
 
@@ -102,26 +100,18 @@ export const runtimeRoutes: FastifyPluginAsync<RuntimeOptions> = async (app, opt
   const metrics = runtimeMetrics(options.registry ?? new Registry());
   calls.onChange = (active) => metrics.active.set(active);
   const converterFactory = options.converterFactory ?? convertAudio;
-  let adapters: AdaptersFactory | undefined;
+  let adapters: ProvidersFactory | undefined;
   const platformFor = options.platformFactory
     ?? ((call) => new HttpCallPlatform({ apiBaseUrl: typeof options.apiBaseUrl === 'function' ? options.apiBaseUrl() : options.apiBaseUrl, ...call }));
   const logger = options.logger ?? app.log;
 
   const serve = (transport: CallTransport, callSid: string, token: string, telephony: boolean) => {
     const organizationId = organizationOfToken(token) ?? '';
-    const platform = platformFor({ callSid, token, organizationId });
-    // The call's agent language, read from the configuration the engine loads, for the adapters.
-    let language = 'en';
-    const load = platform.load.bind(platform);
-    platform.load = async () => {
-      const config = await load();
-      language = String(config.agent.language ?? 'en');
-      return config;
-    };
     const session = new CallSession({
-      platform, transport, telephony,
+      platform: platformFor({ callSid, token, organizationId }),
+      transport, telephony,
       providersFactory: options.providersFactory
-        ?? (async (settings) => (adapters ??= await defaultProviders())(settings, language)),
+        ?? (async (settings, language) => (adapters ??= await defaultProviders())(settings, language)),
       convert: converterFactory, prices: options.prices ?? DEFAULT_PRICES,
       recorderFactory: options.recorderFactory, metrics, logger,
     });

@@ -17,8 +17,9 @@ import { silenceFrame, speechFrames } from './helpers/speech.ts';
 const callToken = (sub: string) => `h.${Buffer.from(JSON.stringify({ sub, organization_id: 'org_0123456789ab', scope: 'runtime' })).toString('base64url')}.s`;
 
 async function runtime(script: ConstructorParameters<typeof FakeProviders>[0]) {
-  const config = agentConfig();
+  const config = agentConfig({ language: 'es' });
   const providers = new FakeProviders(script);
+  const languages: string[] = [];
   await providers.prepare(['Hello Ada, this is Acme.'], 8000);
   await providers.prepare(['Hello Ada, this is Acme.'], 16000);
   const platforms: { callSid: string; token: string; organizationId: string; platform: FakePlatform }[] = [];
@@ -26,7 +27,7 @@ async function runtime(script: ConstructorParameters<typeof FakeProviders>[0]) {
   const app = Fastify();
   await app.register(runtimeRoutes, {
     apiBaseUrl: 'http://127.0.0.1:9', prices: DEFAULT_PRICES, calls,
-    providersFactory: () => providers,
+    providersFactory: (_settings, language) => { languages.push(language); return providers; },
     platformFactory: (call) => {
       const platform = new FakePlatform(config);
       platforms.push({ ...call, platform });
@@ -35,11 +36,11 @@ async function runtime(script: ConstructorParameters<typeof FakeProviders>[0]) {
   });
   const url = (await app.listen({ port: 0, host: '127.0.0.1' })).replace('http', 'ws');
   after(() => app.close());
-  return { url, providers, platforms, calls };
+  return { url, providers, platforms, calls, languages };
 }
 
 test('carrier Media Streams: start with the token, paced media no faster than real time + 1 s, marks after utterances, stop ends user_hangup', async () => {
-  const { url, providers, platforms } = await runtime({
+  const { url, providers, platforms, languages } = await runtime({
     stt: ['Do you open on Saturdays?'], llm: [{ text: ['Yes, from nine to noon. Anything else?'] }],
   });
   await providers.prepare([], 8000);
@@ -110,6 +111,8 @@ test('carrier Media Streams: start with the token, paced media no faster than re
   assert.deepEqual(marks.map((m) => m.audioBefore > 0), marks.map(() => true));
   assert.ok(marks.length === 3, `marks: ${marks.map((m) => m.name).join(', ')}`);
   assert.ok(!events.includes('clear'), 'no barge-in, no clear');
+  // The adapters are made for the agent's language (ElevenLabs, Azure and the STT models need it).
+  assert.deepEqual(languages, ['es']);
 });
 
 test('preview: 16 kHz PCM both ways, live transcript, speaking, turn latency, and {type: "end"} ends user_hangup', async () => {

@@ -23,7 +23,8 @@ export const SILENCE_REPROMPT = 'Are you still there?';
 /** Caller audio kept while the providers open, so the first words are not lost. */
 const EARLY_AUDIO_FRAMES = 500;
 
-export type ProvidersFactory = (settings: RuntimeCallConfig['providers']) => Providers | Promise<Providers>;
+/** The agent's provider settings and language (TTS voices and STT models are chosen by it) → the adapters. */
+export type ProvidersFactory = (settings: RuntimeCallConfig['providers'], language: string) => Providers | Promise<Providers>;
 
 export interface Logger {
   info(object: object, message?: string): void;
@@ -106,7 +107,7 @@ export class CallSession {
     this.#report({ status: 'in_progress' });
     this.#timer(() => void this.end('max_duration'), agent.max_call_duration_seconds * 1000);
     try {
-      this.#providers = await this.#o.providersFactory(this.#config.providers);
+      this.#providers = await this.#o.providersFactory(this.#config.providers, String(agent.language ?? 'en'));
       this.#stt = await this.#providers.stt.open({
         input: this.#o.transport.format,
         language: String(agent.language ?? 'en'),

@@ -49,7 +49,7 @@ describe('a voice call answered by the built-in runtime', () => {
     app = await buildTestApp(testConfig(tmpDir, {
       CARRIER_A_API_URL: carrier.url, PUBLIC_BASE_URL: publicUrl,
       // The provider stand-ins listen on 127.0.0.1: their base_url must pass the outbound address rule.
-      ALLOWED_NETWORKS: '127.0.0.1/32,127.0.0.2/32',
+      ALLOWED_NETWORKS: '127.0.0.1/32,127.0.0.2/32', METRICS_TOKEN: 'metrics-token-for-the-test',
     }));
     await app.listen({ port, host: '127.0.0.1' });
   });
@@ -203,6 +203,13 @@ describe('a voice call answered by the built-in runtime', () => {
       const events = await api(org, 'GET', '/api/events?type=call.ended&limit=100');
       assert.equal(events.filter((e: any) => JSON.stringify(e).includes(callSid)).length, 1, 'call.ended emitted once');
       await tool.waitFor((r) => r.some((x) => x.event?.type === 'call.ended'), 15_000);
+
+      // The server's /metrics carries the in-process runtime's: no call active now, the turns' latency observed.
+      const metrics = (await app.inject({ url: '/metrics', headers: { authorization: 'Bearer metrics-token-for-the-test' } })).body;
+      assert.match(metrics, /^switchboard_runtime_active_calls 0$/m);
+      const observed = Number(/^switchboard_runtime_turn_latency_seconds_count (\d+)$/m.exec(metrics)?.[1]);
+      assert.ok(observed >= answered.length, `turn latency observations: ${observed}`);
+      assert.match(metrics, /^# TYPE switchboard_runtime_provider_errors_total counter$/m);
     } finally {
       await closeProviders(providers);
     }

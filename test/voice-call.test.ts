@@ -49,7 +49,7 @@ describe('a voice call answered by the built-in runtime', () => {
     app = await buildTestApp(testConfig(tmpDir, {
       CARRIER_A_API_URL: carrier.url, PUBLIC_BASE_URL: publicUrl,
       // The provider stand-ins listen on 127.0.0.1: their base_url must pass the outbound address rule.
-      ALLOWED_NETWORKS: '127.0.0.1/32,127.0.0.2/32',
+      ALLOWED_NETWORKS: '127.0.0.1/32,127.0.0.2/32', METRICS_TOKEN: 'metrics-token-for-the-test',
     }));
     await app.listen({ port, host: '127.0.0.1' });
   });
@@ -203,6 +203,13 @@ describe('a voice call answered by the built-in runtime', () => {
       const events = await api(org, 'GET', '/api/events?type=call.ended&limit=100');
       assert.equal(events.filter((e: any) => JSON.stringify(e).includes(callSid)).length, 1, 'call.ended emitted once');
       await tool.waitFor((r) => r.some((x) => x.event?.type === 'call.ended'), 15_000);
+
+      // The server's /metrics carries the in-process runtime's: no call active now, the turns' latency observed.
+      const metrics = (await app.inject({ url: '/metrics', headers: { authorization: 'Bearer metrics-token-for-the-test' } })).body;
+      assert.match(metrics, /^switchboard_runtime_active_calls 0$/m);
+      const observed = Number(/^switchboard_runtime_turn_latency_seconds_count (\d+)$/m.exec(metrics)?.[1]);
+      assert.ok(observed >= answered.length, `turn latency observations: ${observed}`);
+      assert.match(metrics, /^# TYPE switchboard_runtime_provider_errors_total counter$/m);
     } finally {
       await closeProviders(providers);
     }
@@ -232,10 +239,12 @@ describe('a voice call answered by the built-in runtime', () => {
       await heardAgent(caller, before, 'the answer');
       assert.ok(caller.speechFramesSince(asked) > 10, 'the answer is spoken');
       caller.stop(); // the callee hangs up
-      hungUp();
-      await played;
       let call = await getCall(setup.org, dialled.call_sid);
       for (const deadline = Date.now() + 10_000; call.end_reason !== 'user_hangup' && Date.now() < deadline; call = await getCall(setup.org, dialled.call_sid)) await new Promise((r) => setTimeout(r, 100));
+      // The carrier's final status follows the runtime's report (the other order is the server's to reconcile, tested with it).
+      hungUp();
+      await played;
+      call = await getCall(setup.org, dialled.call_sid);
       assert.deepEqual([call.status, call.end_reason], ['completed', 'user_hangup']);
       assert.deepEqual(call.transcript.map((t: any) => [t.role, t.text]), [['agent', 'Hi, Acme calling.'], ['user', 'When do you open?'], ['agent', 'We open at nine.']]);
     } finally {

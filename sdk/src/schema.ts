@@ -4302,7 +4302,7 @@ export interface components {
         };
         /**
          * UsagePoint
-         * @description The metrics asked for: calls, seconds and credits
+         * @description The metrics asked for: calls, seconds, credits, and milliseconds for latency_p50 and latency_p95
          * @example {
          *       "start": "2026-11-22T10:15:00.000Z"
          *     }
@@ -4363,7 +4363,7 @@ export interface components {
                 } | null;
                 points: components["schemas"]["UsagePoint"][];
             }[];
-            /** @description The metrics asked for: calls, seconds and credits */
+            /** @description The metrics asked for: calls, seconds, credits, and milliseconds for latency_p50 and latency_p95 */
             totals: {
                 [key: string]: number;
             };
@@ -14844,7 +14844,7 @@ export interface operations {
                 agent_id?: string;
                 call_type?: "inbound" | "outbound" | "preview";
                 status?: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "canceled";
-                /** @description Comma list of calls, duration_seconds, duration_p50, duration_p95, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform (default: all) */
+                /** @description Comma list of calls, duration_seconds, duration_p50, duration_p95, latency_p50, latency_p95, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform (default: all) */
                 metrics?: string;
             };
             header?: never;

@@ -6256,6 +6256,7 @@ export interface components {
          *       ],
          *       "last_outcome": "busy",
          *       "next_attempt_at": "2026-03-02T09:30:00.000Z",
+         *       "error": null,
          *       "created_at": "2026-03-02T08:00:00.000Z",
          *       "updated_at": "2026-03-02T09:00:00.000Z"
          *     }
@@ -6279,6 +6280,11 @@ export interface components {
              * @description When a retrying contact is called again
              */
             next_attempt_at: string | null;
+            error: {
+                provider: string;
+                code: string;
+                message: string;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -6302,6 +6308,7 @@ export interface components {
          *           ],
          *           "last_outcome": "busy",
          *           "next_attempt_at": "2026-03-02T09:30:00.000Z",
+         *           "error": null,
          *           "created_at": "2026-03-02T08:00:00.000Z",
          *           "updated_at": "2026-03-02T09:00:00.000Z"
          *         }

@@ -141,5 +141,9 @@ describe("voice runtime: the carrier's status and the runtime's report in any or
     assert.ok(res.statusCode === 200 || res.statusCode === 201, res.body);
     const call = (await app.inject({ url: `/api/calls/${callSid}`, headers: asRole(org, 'user') })).json().data;
     assert.equal(call.recording_bytes, wav.length);
+    // The token is its own call's only: another call's recording is refused.
+    const { callSid: otherSid } = await endedCall('carrier_first', { recording: true });
+    const other = await app.inject({ method: 'PUT', url: `/api/calls/${otherSid}/recording`, headers: { ...bearer(org, token), 'content-type': 'audio/wav' }, payload: wav });
+    assert.ok(other.statusCode === 403 || other.statusCode === 404, other.body);
   });
 });

@@ -146,4 +146,27 @@ describe("voice runtime: the carrier's status and the runtime's report in any or
     const other = await app.inject({ method: 'PUT', url: `/api/calls/${otherSid}/recording`, headers: { ...bearer(org, token), 'content-type': 'audio/wav' }, payload: wav });
     assert.ok(other.statusCode === 403 || other.statusCode === 404, other.body);
   });
+
+  test("isolation: a call token is refused on every runtime route for another organization's call, and under another organization's id", async () => {
+    const mine = await endedCall('runtime_first');
+    const theirs = await endedCall('runtime_first');
+    const routes = (sid: string) => [
+      { method: 'GET' as const, url: `/api/runtime/calls/${sid}` },
+      { method: 'PATCH' as const, url: `/api/calls/${sid}`, payload: { turn_count: 1 } },
+      { method: 'PUT' as const, url: `/api/calls/${sid}/recording`, payload: toneWav(0.2, 300), headers: { 'content-type': 'audio/wav' } },
+      { method: 'POST' as const, url: `/api/runtime/calls/${sid}/tools/lookup`, payload: { arguments: {} } },
+    ];
+    const before = (await app.inject({ url: `/api/calls/${theirs.callSid}`, headers: asRole(theirs.org, 'user') })).json().data;
+    for (const [label, org, sid] of [['their call under my id', mine.org, theirs.callSid], ['their call under their id', theirs.org, theirs.callSid], ['my call under their id', theirs.org, mine.callSid]] as const) {
+      for (const route of routes(sid)) {
+        const res = await app.inject({ method: route.method, url: route.url, headers: { ...bearer(org, mine.token), ...(route.headers ?? {}) }, ...(route.payload ? { payload: route.payload } : {}) });
+        assert.ok(res.statusCode === 403 || res.statusCode === 404, `${label} ${route.method} ${route.url}: ${res.statusCode} ${res.body}`);
+      }
+    }
+    const search = await app.inject({ method: 'POST', url: '/api/knowledge-base/search', headers: bearer(theirs.org, mine.token), payload: { query: 'orders' } });
+    assert.equal(search.statusCode, 403, search.body);
+    const after = (await app.inject({ url: `/api/calls/${theirs.callSid}`, headers: asRole(theirs.org, 'user') })).json().data;
+    assert.deepEqual(after, before, 'their call is untouched');
+  });
 });
+

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
 
@@ -58,4 +61,38 @@ describe('configuration guards', () => {
     }
     assert.deepEqual(loadConfig({}).runtime.warnings, []);
   });
+
+  test('RUNTIME (in-process by default, or off; anything else refused), RUNTIME_DRAIN_SECONDS (600 by default, 0-86400)', () => {
+    assert.equal(loadConfig({}).runtime.mode, 'in-process');
+    assert.equal(loadConfig({ RUNTIME: 'in-process' }).runtime.mode, 'in-process');
+    assert.equal(loadConfig({ RUNTIME: 'off' }).runtime.mode, 'off');
+    for (const bad of ['external', 'OFF', 'on']) assert.throws(() => loadConfig({ RUNTIME: bad }), (err: Error) => err instanceof ConfigError && /RUNTIME/.test(err.message), bad);
+    assert.equal(loadConfig({}).runtime.drainSeconds, 600);
+    assert.equal(loadConfig({ RUNTIME_DRAIN_SECONDS: '30' }).runtime.drainSeconds, 30);
+    for (const bad of ['-1', 'soon', '86401']) assert.throws(() => loadConfig({ RUNTIME_DRAIN_SECONDS: bad }), ConfigError, bad);
+    assert.equal(loadConfig({ PUBLIC_BASE_URL: 'https://sb.example.com' }).runtime.builtInStreamUrl, 'wss://sb.example.com/api/runtime/carrier_a/stream');
+  });
+
+  test('PRICES_FILE: a JSON object replaces the prices it names; unknown names, bad values and bad JSON are refused', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prices-'));
+    const file = (name: string, text: string) => {
+      const at = path.join(dir, name);
+      fs.writeFileSync(at, text);
+      return at;
+    };
+    // The README's defaults.
+    assert.deepEqual(loadConfig({}).runtime.prices, { stt_per_minute: 0.5, llm_per_1k_input_tokens: 0.05, llm_per_1k_output_tokens: 0.2, tts_per_1k_characters: 5, telephony_per_minute: 1.5 });
+    const prices = loadConfig({ PRICES_FILE: file('ok.json', '{"stt_per_minute": 0.8, "telephony_per_minute": 2}') }).runtime.prices;
+    assert.deepEqual(prices, { stt_per_minute: 0.8, llm_per_1k_input_tokens: 0.05, llm_per_1k_output_tokens: 0.2, tts_per_1k_characters: 5, telephony_per_minute: 2 });
+    const refused = (text: string, pattern: RegExp) =>
+      assert.throws(() => loadConfig({ PRICES_FILE: file(`bad-${Math.random()}.json`, text) }), (err: Error) => err instanceof ConfigError && pattern.test(err.message), text);
+    refused('{"stt_per_minut": 1}', /unknown price "stt_per_minut"/);
+    refused('{"stt_per_minute": -1}', /stt_per_minute must be a number/);
+    refused('{"stt_per_minute": "1"}', /stt_per_minute must be a number/);
+    refused('{"stt_per_minute": 1', /not a readable JSON file/);
+    refused('[1, 2]', /must hold a JSON object/);
+    assert.throws(() => loadConfig({ PRICES_FILE: path.join(dir, 'missing.json') }), /not a readable JSON file/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });
+

@@ -4302,7 +4302,7 @@ export interface components {
         };
         /**
          * UsagePoint
-         * @description The metrics asked for: calls, seconds and credits
+         * @description The metrics asked for: calls, seconds, credits, and milliseconds for latency_p50 and latency_p95
          * @example {
          *       "start": "2026-11-22T10:15:00.000Z"
          *     }
@@ -4363,7 +4363,7 @@ export interface components {
                 } | null;
                 points: components["schemas"]["UsagePoint"][];
             }[];
-            /** @description The metrics asked for: calls, seconds and credits */
+            /** @description The metrics asked for: calls, seconds, credits, and milliseconds for latency_p50 and latency_p95 */
             totals: {
                 [key: string]: number;
             };
@@ -6256,6 +6256,7 @@ export interface components {
          *       ],
          *       "last_outcome": "busy",
          *       "next_attempt_at": "2026-03-02T09:30:00.000Z",
+         *       "error": null,
          *       "created_at": "2026-03-02T08:00:00.000Z",
          *       "updated_at": "2026-03-02T09:00:00.000Z"
          *     }
@@ -6279,6 +6280,11 @@ export interface components {
              * @description When a retrying contact is called again
              */
             next_attempt_at: string | null;
+            error: {
+                provider: string;
+                code: string;
+                message: string;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -6302,6 +6308,7 @@ export interface components {
          *           ],
          *           "last_outcome": "busy",
          *           "next_attempt_at": "2026-03-02T09:30:00.000Z",
+         *           "error": null,
          *           "created_at": "2026-03-02T08:00:00.000Z",
          *           "updated_at": "2026-03-02T09:00:00.000Z"
          *         }
@@ -14844,7 +14851,7 @@ export interface operations {
                 agent_id?: string;
                 call_type?: "inbound" | "outbound" | "preview";
                 status?: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "canceled";
-                /** @description Comma list of calls, duration_seconds, duration_p50, duration_p95, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform (default: all) */
+                /** @description Comma list of calls, duration_seconds, duration_p50, duration_p95, latency_p50, latency_p95, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform (default: all) */
                 metrics?: string;
             };
             header?: never;

@@ -80,6 +80,12 @@ export const calls = pgTable(
     agentVersion: integer('agent_version'),
     error: jsonb('error').$type<CallError>(),
     /**
+     * When a report through the API (the runtime's PATCH) gave the call its final state. Null while
+     * only the platform (the carrier's status callback, a refused placement) ended it: the runtime's
+     * final report is then still taken once, merged into the ended call.
+     */
+    finalReportAt: timestamp('final_report_at', { withTimezone: true, precision: 3 }),
+    /**
      * The transcript as text-search lexemes, kept by the database with the transcript (redacted text,
      * emptied by retention), for the list's `q` (extensions.md §4). Never read back by the API.
      */

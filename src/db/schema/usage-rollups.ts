@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { doublePrecision, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { clientId } from './columns.ts';
 import { credits } from './calls.ts';
@@ -10,6 +11,7 @@ import { credits } from './calls.ts';
  * dimension. Grains: `minute`, `quarter` (15 minutes: every zone's offset is a multiple), `hour` and
  * `day` (UTC days). `histogram` counts durations in logarithmic bins (see usage-histogram.ts); its
  * lower bound is the first bin used, so it stays as short as the durations it holds.
+ * `latency_histogram` counts the agent turns' `latency.total_ms` the same way (latency bins).
  */
 export const callUsageRollups = pgTable(
   'call_usage_rollups',
@@ -31,6 +33,7 @@ export const callUsageRollups = pgTable(
     costTelephony: credits('cost_telephony').notNull(),
     costPlatform: credits('cost_platform').notNull(),
     histogram: integer('histogram').array().notNull(),
+    latencyHistogram: integer('latency_histogram').array().notNull().default(sql`'{}'::int[]`),
   },
   (t) => [primaryKey({ columns: [t.clientId, t.grain, t.dimension, t.bucket, t.agentId, t.callType, t.status, t.value] })],
 );

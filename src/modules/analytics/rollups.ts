@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
 import { callRollups } from '../../db/schema/index.ts';
 
@@ -28,11 +28,12 @@ export interface EndedCall {
   durationSeconds: number;
 }
 
-export async function addCallToRollups(db: Executor, orgId: string, call: EndedCall): Promise<void> {
+/** With `sign` -1 it takes back what adding the same call put there (a late report replaces it). */
+export async function addCallToRollups(db: Executor, orgId: string, call: EndedCall, sign: 1 | -1 = 1): Promise<void> {
   const rows = [];
   for (const agentId of [call.agentId, ALL_AGENTS]) {
     for (const [grain, step] of Object.entries(GRAINS)) {
-      rows.push({ clientId: orgId, agentId, grain, bucket: floorTo(call.at, step), calls: 1, costCredits: call.cost, durationSeconds: call.durationSeconds });
+      rows.push({ clientId: orgId, agentId, grain, bucket: floorTo(call.at, step), calls: sign, costCredits: sign * call.cost, durationSeconds: sign * call.durationSeconds });
     }
   }
   await db
@@ -46,4 +47,8 @@ export async function addCallToRollups(db: Executor, orgId: string, call: EndedC
         durationSeconds: sql`${callRollups.durationSeconds} + excluded.duration_seconds`,
       },
     });
+  if (sign < 0) {
+    const buckets = Object.values(GRAINS).map((step) => floorTo(call.at, step));
+    await db.delete(callRollups).where(and(eq(callRollups.clientId, orgId), eq(callRollups.calls, 0), inArray(callRollups.bucket, buckets)));
+  }
 }

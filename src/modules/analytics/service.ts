@@ -10,6 +10,9 @@ import { UsageAnalytics } from './usage.ts';
 import type { UsageQuery } from './usage-schemas.ts';
 import { MAX_DAYS, MAX_MINUTES, type DailyMetrics, type DailyPoint, type DailyQuery } from './schemas.ts';
 
+/** A call as usage analytics count it, built by the calls module at its final report. */
+export type { UsageCall } from './usage-rollups.ts';
+
 type Query = Static<typeof DailyQuery>;
 type Point = Static<typeof DailyPoint>;
 type Metrics = Static<typeof DailyMetrics>;
@@ -50,6 +53,17 @@ export class AnalyticsService {
   async recordEndedCall(within: Executor, orgId: string, call: UsageCall): Promise<void> {
     await addCallToRollups(within, orgId, call);
     await addCallToUsage(within, orgId, call);
+  }
+
+  /**
+   * Replaces a counted call by what a late report made of it (its status, cost, duration or turn
+   * latencies changed), in the caller's transaction: its previous contribution is taken back, the
+   * new one added, so the call still counts once.
+   */
+  async replaceEndedCall(within: Executor, orgId: string, before: UsageCall, after: UsageCall): Promise<void> {
+    await addCallToRollups(within, orgId, before, -1);
+    await addCallToUsage(within, orgId, before, -1);
+    await this.recordEndedCall(within, orgId, after);
   }
 
   /** GET /api/analytics/usage (extensions.md §5). */

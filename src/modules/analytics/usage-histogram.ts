@@ -1,24 +1,41 @@
 /**
- * Durations counted in logarithmic bins, so percentiles come from rollups whatever the number of
- * calls: bin 0 holds exactly 0 s, bin 1 (0, 0.1 s), then bin k ≥ 2 holds [0.1·1.08^(k-2), 0.1·1.08^(k-1)).
- * A bin's value is its geometric middle, within 3.9% (√1.08 − 1) of any duration in it; a
+ * Values counted in logarithmic bins, so percentiles come from rollups whatever the number of
+ * calls: bin 0 holds exactly 0, bin 1 (0, base), then bin k ≥ 2 holds [base·1.08^(k-2), base·1.08^(k-1)).
+ * A bin's value is its geometric middle, within 3.9% (√1.08 − 1) of any value in it; a
  * nearest-rank percentile lies in the bin found, so the estimate is within 3.9% of the exact one.
+ * Durations use base 0.1 s up to a day; turn latencies (ms) base 1 ms up to ten minutes.
  */
-const BASE = 0.1;
 const FACTOR = 1.08;
-/** The last bin holds everything above a day (durations are at most 86,400 s). */
-export const MAX_BIN = 2 + Math.ceil(Math.log(86_400 / BASE) / Math.log(FACTOR));
 
-export function durationBin(seconds: number): number {
-  if (!(seconds > 0)) return 0;
-  if (seconds < BASE) return 1;
-  return Math.min(MAX_BIN, 2 + Math.floor(Math.log(seconds / BASE) / Math.log(FACTOR)));
+export interface BinScale {
+  base: number;
+  /** The last bin holds everything above the scale's largest value. */
+  maxBin: number;
 }
 
-export function binValue(bin: number): number {
+const scaleUpTo = (base: number, largest: number): BinScale => ({ base, maxBin: 2 + Math.ceil(Math.log(largest / base) / Math.log(FACTOR)) });
+export const DURATION_SCALE = scaleUpTo(0.1, 86_400);
+export const LATENCY_SCALE = scaleUpTo(1, 600_000);
+export const MAX_BIN = DURATION_SCALE.maxBin;
+
+export function binOf(value: number, scale: BinScale = DURATION_SCALE): number {
+  if (!(value > 0)) return 0;
+  if (value < scale.base) return 1;
+  return Math.min(scale.maxBin, 2 + Math.floor(Math.log(value / scale.base) / Math.log(FACTOR)));
+}
+
+export const durationBin = (seconds: number) => binOf(seconds, DURATION_SCALE);
+
+/** The bin of `binOf` in SQL, for the value of `expression`. */
+export function binSql(expression: string, scale: BinScale): string {
+  return `CASE WHEN coalesce(${expression}, 0) <= 0 THEN 0 WHEN ${expression} < ${scale.base} THEN 1
+    ELSE least(${scale.maxBin}, 2 + floor(ln(${expression} / ${scale.base}) / ln(${FACTOR}))::int) END`;
+}
+
+export function binValue(bin: number, scale: BinScale = DURATION_SCALE): number {
   if (bin <= 0) return 0;
-  if (bin === 1) return BASE / 2;
-  return BASE * FACTOR ** (bin - 2) * Math.sqrt(FACTOR);
+  if (bin === 1) return scale.base / 2;
+  return scale.base * FACTOR ** (bin - 2) * Math.sqrt(FACTOR);
 }
 
 /** Counts per bin, summed over rollup rows. */
@@ -30,8 +47,8 @@ export function addCounts(into: Histogram, lowerBound: number, counts: Array<num
   });
 }
 
-/** The nearest-rank percentile (the smallest duration with at least p of the calls at or below it), or 0 without calls. */
-export function percentile(histogram: Histogram, p: number): number {
+/** The nearest-rank percentile (the smallest value with at least p of the counted at or below it), or 0 when nothing is counted. */
+export function percentile(histogram: Histogram, p: number, scale: BinScale = DURATION_SCALE): number {
   let total = 0;
   for (const count of histogram.values()) total += count;
   if (total === 0) return 0;
@@ -39,7 +56,7 @@ export function percentile(histogram: Histogram, p: number): number {
   let seen = 0;
   for (const bin of [...histogram.keys()].sort((a, b) => a - b)) {
     seen += histogram.get(bin)!;
-    if (seen >= rank) return Math.round(binValue(bin) * 1000) / 1000;
+    if (seen >= rank) return Math.round(binValue(bin, scale) * 1000) / 1000;
   }
   return 0;
 }

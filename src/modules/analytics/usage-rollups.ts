@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.ts';
 import { sql } from 'drizzle-orm';
 import { GRAINS_MS } from './usage-periods.ts';
-import { durationBin } from './usage-histogram.ts';
+import { binOf, durationBin, LATENCY_SCALE } from './usage-histogram.ts';
 import { floorTo } from './rollups.ts';
 
 /** A call that ended, as usage analytics count it. */
@@ -18,6 +18,22 @@ export interface UsageCall {
   durationSeconds: number;
   cost: number;
   breakdown: { stt: number; llm: number; tts: number; telephony: number; platform: number } | null;
+  /** Its agent turns' `latency.total_ms`: the population of the latency percentiles. */
+  latenciesMs: number[];
+}
+
+/**
+ * The turn latencies as counts per latency bin, index bin + 1 (a 1-based array from bin 0), times
+ * `sign`: added element by element to a rollup row's `latency_histogram`.
+ */
+function latencyCounts(latenciesMs: number[], sign: 1 | -1): number[] {
+  const counts: number[] = [];
+  for (const ms of latenciesMs) {
+    const bin = binOf(ms, LATENCY_SCALE);
+    while (counts.length <= bin) counts.push(0);
+    counts[bin]! += sign;
+  }
+  return counts;
 }
 
 export const USAGE_DIMENSIONS = ['none', 'phone_number', 'end_reason', 'campaign'] as const;
@@ -26,28 +42,37 @@ export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 /**
  * Adds the call to every grain and dimension in one statement, in the caller's transaction (the
  * call's final report): a row is created or its sums grow, and the duration's bin counts one more.
+ * With `sign` -1 it takes back what adding the same call put there (a late report replaces it).
  */
-export async function addCallToUsage(db: Executor, orgId: string, call: UsageCall): Promise<void> {
+export async function addCallToUsage(db: Executor, orgId: string, call: UsageCall, sign: 1 | -1 = 1): Promise<void> {
   const values: Record<UsageDimension, string> = { none: '', phone_number: call.phoneNumber ?? '', end_reason: call.endReason ?? '', campaign: call.campaignId ?? '' };
   const b = call.breakdown ?? { stt: 0, llm: 0, tts: 0, telephony: 0, platform: 0 };
   const bin = durationBin(call.durationSeconds);
+  const latency = `{${latencyCounts(call.latenciesMs, sign).join(',')}}`;
   const rows = [];
   for (const [grain, step] of Object.entries(GRAINS_MS)) {
     const bucket = floorTo(call.at, step).toISOString();
     for (const dimension of Object.keys(values) as UsageDimension[]) {
-      rows.push(sql`(${orgId}, ${grain}, ${dimension}, ${bucket}::timestamptz, ${call.agentId}, ${call.callType}, ${call.status}, ${values[dimension]}, 1,
-        ${call.durationSeconds}::float8, ${call.cost}::numeric, ${b.stt}::numeric, ${b.llm}::numeric, ${b.tts}::numeric, ${b.telephony}::numeric, ${b.platform}::numeric,
-        ${`[${bin}:${bin}]={1}`}::int[])`);
+      rows.push(sql`(${orgId}, ${grain}, ${dimension}, ${bucket}::timestamptz, ${call.agentId}, ${call.callType}, ${call.status}, ${values[dimension]}, ${sign}::int,
+        ${sign * call.durationSeconds}::float8, ${sign * call.cost}::numeric, ${sign * b.stt}::numeric, ${sign * b.llm}::numeric, ${sign * b.tts}::numeric,
+        ${sign * b.telephony}::numeric, ${sign * b.platform}::numeric, ${`[${bin}:${bin}]={${sign}}`}::int[], ${latency}::int[])`);
     }
   }
   const u = sql.raw('call_usage_rollups');
   await db.execute(sql`INSERT INTO call_usage_rollups (client_id, grain, dimension, bucket, agent_id, call_type, status, value, calls,
-      duration_seconds, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform, histogram)
+      duration_seconds, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform, histogram, latency_histogram)
     VALUES ${sql.join(rows, sql`, `)}
     ON CONFLICT (client_id, grain, dimension, bucket, agent_id, call_type, status, value) DO UPDATE SET
-      calls = ${u}.calls + 1, duration_seconds = ${u}.duration_seconds + excluded.duration_seconds, cost = ${u}.cost + excluded.cost,
+      calls = ${u}.calls + excluded.calls, duration_seconds = ${u}.duration_seconds + excluded.duration_seconds, cost = ${u}.cost + excluded.cost,
       cost_stt = ${u}.cost_stt + excluded.cost_stt, cost_llm = ${u}.cost_llm + excluded.cost_llm, cost_tts = ${u}.cost_tts + excluded.cost_tts,
       cost_telephony = ${u}.cost_telephony + excluded.cost_telephony, cost_platform = ${u}.cost_platform + excluded.cost_platform,
-      histogram[${sql.raw(String(bin))}] = coalesce(${u}.histogram[${sql.raw(String(bin))}], 0) + 1`);
+      histogram[${sql.raw(String(bin))}] = coalesce(${u}.histogram[${sql.raw(String(bin))}], 0) + ${sign}::int,
+      latency_histogram = (SELECT coalesce(array_agg(coalesce(${u}.latency_histogram[i], 0) + coalesce(excluded.latency_histogram[i], 0) ORDER BY i), '{}')
+        FROM generate_series(1, greatest(cardinality(${u}.latency_histogram), cardinality(excluded.latency_histogram))) i)`);
+  // A row a late report emptied (its status or end reason changed) counts no call: it goes, so no empty group shows.
+  if (sign < 0) {
+    const buckets = Object.values(GRAINS_MS).map((step) => floorTo(call.at, step).toISOString());
+    await db.execute(sql`DELETE FROM call_usage_rollups WHERE client_id = ${orgId} AND calls = 0 AND bucket = ANY(${`{${buckets.join(',')}}`}::timestamptz[])`);
+  }
 }
 

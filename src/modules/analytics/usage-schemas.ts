@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { CALL_STATUSES, CALL_TYPES } from '../calls/service.ts';
 import { GRANULARITIES } from './usage-periods.ts';
 
-export const USAGE_METRICS = ['calls', 'duration_seconds', 'duration_p50', 'duration_p95', 'cost', 'cost_stt', 'cost_llm', 'cost_tts', 'cost_telephony', 'cost_platform'] as const;
+export const USAGE_METRICS = ['calls', 'duration_seconds', 'duration_p50', 'duration_p95', 'latency_p50', 'latency_p95', 'cost', 'cost_stt', 'cost_llm', 'cost_tts', 'cost_telephony', 'cost_platform'] as const;
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 
 /** The group_by values backed by rollups, and the name each gives its group's field. */
@@ -29,7 +29,7 @@ export const UsageQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const metricFields = { additionalProperties: Type.Number(), description: 'The metrics asked for: calls, seconds and credits' };
+const metricFields = { additionalProperties: Type.Number(), description: 'The metrics asked for: calls, seconds, credits, and milliseconds for latency_p50 and latency_p95' };
 
 export const UsagePoint = Type.Object({ start: Type.String({ format: 'date-time', description: 'Start of the bucket' }) }, { ...metricFields, title: 'UsagePoint' });
 

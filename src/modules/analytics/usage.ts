@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.ts';
 import { Errors } from '../../core/errors.ts';
 import { isTimeZone, parseInstant } from '../../core/time-zones.ts';
 import { FINAL_STATUSES } from '../calls/service.ts';
-import { addCounts, MAX_BIN, percentile, type Histogram } from './usage-histogram.ts';
+import { addCounts, binSql, DURATION_SCALE, LATENCY_SCALE, percentile, type Histogram } from './usage-histogram.ts';
 import { bucketBoundaries, DAY_MS, grainFor, type Granularity } from './usage-periods.ts';
 import { GROUP_FIELDS, USAGE_METRICS, type UsageMetric, type UsagePoint, type UsageQuery, type UsageReport } from './usage-schemas.ts';
 
@@ -45,16 +45,29 @@ interface Source {
   sums: string;
   /** The duration bin of a row, and its count: a rollup row holds a histogram, a call one duration. */
   bins: string;
+  /** The rows of agent-turn latencies (`from`), their bins (`bins`: lo and counts, as above) and what they need besides (`where`). */
+  latency: { from: string; bins: string; where: string };
 }
+
+/** The percentile metrics: which histogram, which rank, which bins. */
+const PERCENTILES = {
+  duration_p50: { histogram: 'duration', p: 0.5 }, duration_p95: { histogram: 'duration', p: 0.95 },
+  latency_p50: { histogram: 'latency', p: 0.5 }, latency_p95: { histogram: 'latency', p: 0.95 },
+} as const;
+type Kind = 'duration' | 'latency';
+const SCALES = { duration: DURATION_SCALE, latency: LATENCY_SCALE } as const;
 
 const ROLLUP_SUMS = `sum(calls)::int AS calls, sum(duration_seconds)::float8 AS duration_seconds, sum(cost)::text AS cost, sum(cost_stt)::text AS cost_stt,
   sum(cost_llm)::text AS cost_llm, sum(cost_tts)::text AS cost_tts, sum(cost_telephony)::text AS cost_telephony, sum(cost_platform)::text AS cost_platform`;
 const part = (name: string) => `sum(coalesce((cost_breakdown ->> '${name}')::numeric, 0))::text AS cost_${name}`;
 const CALL_SUMS = `count(*)::int AS calls, sum(coalesce(duration_seconds, 0))::float8 AS duration_seconds, sum(coalesce(total_cost, 0))::text AS cost,
   ${['stt', 'llm', 'tts', 'telephony', 'platform'].map(part).join(', ')}`;
-// The bin of usage-histogram.ts in SQL (only the metadata.<key> grouping reads calls).
-const CALL_BIN = `CASE WHEN coalesce(duration_seconds, 0) <= 0 THEN 0 WHEN duration_seconds < 0.1 THEN 1
-  ELSE least(${MAX_BIN}, 2 + floor(ln(duration_seconds / 0.1) / ln(1.08))::int) END`;
+// The bins of usage-histogram.ts in SQL (only the metadata.<key> grouping reads calls).
+const CALL_BIN = binSql('duration_seconds', DURATION_SCALE);
+// A call's agent turns with a latency, one row each.
+const CALL_TURNS = `calls CROSS JOIN LATERAL (SELECT (turn -> 'latency' ->> 'total_ms')::float8 AS total_ms
+  FROM jsonb_array_elements(coalesce(transcript, '[]'::jsonb)) turn
+  WHERE turn ->> 'role' = 'agent' AND jsonb_typeof(turn -> 'latency' -> 'total_ms') = 'number') turns`;
 
 /**
  * GET /api/analytics/usage: sums per bucket of the zone and per group, every bucket present. Groups
@@ -85,7 +98,7 @@ export class UsageAnalytics {
     const rows = await this.#database.prepared<Row>(`usage_${shape}`,
       `SELECT ${source.group} AS g, ${bucket} AS key, ${source.sums} FROM ${source.from} WHERE ${where} GROUP BY 1, 2`, values);
     const points = boundaries.length - 1;
-    const groups = new Map<string | null, { sums: Sums[]; histograms?: Histogram[] }>();
+    const groups = new Map<string | null, { sums: Sums[]; histograms?: Record<Kind, Array<Histogram | undefined>> }>();
     const groupOf = (g: string | null) => {
       let found = groups.get(g);
       if (!found) groups.set(g, (found = { sums: Array.from({ length: points }, zero) }));
@@ -97,26 +110,31 @@ export class UsageAnalytics {
       cell.duration_seconds += scaled(row.duration_seconds);
       for (const name of ['cost', 'cost_stt', 'cost_llm', 'cost_tts', 'cost_telephony', 'cost_platform'] as const) cell[name] += scaled(row[name]);
     }
-    const wantsPercentiles = metrics.includes('duration_p50') || metrics.includes('duration_p95');
-    const totalHistogram: Histogram = new Map();
-    if (wantsPercentiles) {
-      const binRows = await this.#database.prepared<{ g: string | null; key: number; lo: number; counts: Array<number | null> }>(`usage_bins_${shape}`,
-        `SELECT ${source.group} AS g, ${bucket} AS key, ${source.bins} FROM ${source.from} WHERE ${where}`, values);
+    const wanted = new Set(metrics.flatMap((m) => (m in PERCENTILES ? [PERCENTILES[m as keyof typeof PERCENTILES].histogram] : [])));
+    const totalHistograms: Partial<Record<Kind, Histogram>> = {};
+    for (const kind of wanted) {
+      const { from, bins, extra } = kind === 'duration' ? { from: source.from, bins: source.bins, extra: '' } : { from: source.latency.from, bins: source.latency.bins, extra: source.latency.where };
+      const binRows = await this.#database.prepared<{ g: string | null; key: number; lo: number; counts: Array<number | null> }>(`usage_${kind}_bins_${shape}`,
+        `SELECT ${source.group} AS g, ${bucket} AS key, ${bins} FROM ${from} WHERE ${where}${extra}`, values);
+      const total: Histogram = (totalHistograms[kind] = new Map());
       for (const row of binRows) {
         const group = groupOf(row.g);
-        group.histograms ??= Array.from({ length: points }, () => new Map());
-        addCounts(group.histograms[row.key - 1]!, row.lo, row.counts);
-        addCounts(totalHistogram, row.lo, row.counts);
+        group.histograms ??= { duration: [], latency: [] };
+        const cell = (group.histograms[kind][row.key - 1] ??= new Map());
+        addCounts(cell, row.lo, row.counts);
+        addCounts(total, row.lo, row.counts);
       }
     }
     const totals = zero();
     for (const { sums } of groups.values()) for (const cell of sums) for (const name of SUMMED) totals[name] += cell[name];
-    const view = (sums: Sums, histogram: Histogram | undefined) => {
+    const view = (sums: Sums, histograms: Partial<Record<Kind, Histogram | undefined>>) => {
       const out: Record<string, number> = {};
       for (const metric of metrics) {
-        if (metric === 'duration_p50') out[metric] = histogram ? percentile(histogram, 0.5) : 0;
-        else if (metric === 'duration_p95') out[metric] = histogram ? percentile(histogram, 0.95) : 0;
-        else out[metric] = metric === 'calls' ? sums.calls : sums[metric] / SCALE;
+        if (metric in PERCENTILES) {
+          const { histogram, p } = PERCENTILES[metric as keyof typeof PERCENTILES];
+          const counted = histograms[histogram];
+          out[metric] = counted ? percentile(counted, p, SCALES[histogram]) : 0;
+        } else out[metric] = metric === 'calls' ? sums.calls : sums[metric as Summed] / SCALE;
       }
       return out;
     };
@@ -128,9 +146,9 @@ export class UsageAnalytics {
       period: { start: period[0]!, end: period[1]! }, granularity, timezone: tz, group_by: query.group_by ?? null,
       series: series.map(({ group, sums, histograms }) => ({
         group,
-        points: sums.map((cell, i) => ({ start: boundaries[i]!.toISOString(), ...view(cell, histograms?.[i]) }) as Point),
+        points: sums.map((cell, i) => ({ start: boundaries[i]!.toISOString(), ...view(cell, { duration: histograms?.duration[i], latency: histograms?.latency[i] }) }) as Point),
       })),
-      totals: view(totals, wantsPercentiles ? totalHistogram : undefined),
+      totals: view(totals, totalHistograms),
     };
   }
 
@@ -151,6 +169,7 @@ export class UsageAnalytics {
       return {
         from: 'calls', where: [`status IN (${final})`, ...filters], values, group: `metadata ->> ${key}`, at: 'coalesce(start_time, created_at)', sums: CALL_SUMS,
         bins: `${CALL_BIN} AS lo, ARRAY[1] AS counts`,
+        latency: { from: CALL_TURNS, bins: `${binSql('total_ms', LATENCY_SCALE)} AS lo, ARRAY[1] AS counts`, where: '' },
       };
     }
     const dimension = groupBy === 'phone_number' || groupBy === 'end_reason' || groupBy === 'campaign' ? groupBy : 'none';
@@ -158,6 +177,8 @@ export class UsageAnalytics {
     return {
       from: 'call_usage_rollups', where: [`grain = ${next(grain)}`, `dimension = ${next(dimension)}`, ...filters], values, group: column, at: 'bucket', sums: ROLLUP_SUMS,
       bins: 'array_lower(histogram, 1) AS lo, histogram[array_lower(histogram, 1):array_upper(histogram, 1)] AS counts',
+      // latency_histogram is 1-based from bin 0 (usage-rollups.ts).
+      latency: { from: 'call_usage_rollups', bins: '0 AS lo, latency_histogram AS counts', where: ' AND cardinality(latency_histogram) > 0' },
     };
   }
 }

@@ -47,6 +47,26 @@ export class CreditLedger {
     return { balanceAfter: account.balance, threshold: account.threshold };
   }
 
+  /**
+   * Charges (`amount` > 0, if the balance covers it) or gives back (`amount` < 0) the difference a
+   * late report made to a call already billed: a `call_usage` row of its own (source
+   * `{call_sid}/late_report/{id}`), so the call's rows still add up to its total cost.
+   */
+  async correctCall(orgId: string, callSid: string, amount: number): Promise<{ balanceAfter: number; threshold: number } | undefined> {
+    await this.#ensureAccount(orgId);
+    const [account] = await this.#db
+      .update(creditAccounts)
+      .set({ balance: sql`${creditAccounts.balance} - ${amount}`, updatedAt: new Date() })
+      .where(and(eq(creditAccounts.clientId, orgId), sql`${creditAccounts.balance} >= ${amount}`))
+      .returning({ balance: creditAccounts.balance, threshold: creditAccounts.lowBalanceThreshold });
+    if (!account) return undefined;
+    await this.#db.insert(creditTransactions).values({
+      id: newId('txn'), clientId: orgId, kind: 'call_usage', amount: -amount, balanceAfter: account.balance,
+      sourceId: `${callSid}/late_report/${newId('txn')}`, description: `Call ${callSid}: the runtime's report after the carrier ended it`,
+    });
+    return { balanceAfter: account.balance, threshold: account.threshold };
+  }
+
   /** The balance below which `credits.low` is emitted (the default until an admin sets one). */
   async lowBalanceThreshold(orgId: string): Promise<number> {
     const [row] = await this.#db.select({ threshold: creditAccounts.lowBalanceThreshold }).from(creditAccounts).where(eq(creditAccounts.clientId, orgId));

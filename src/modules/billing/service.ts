@@ -70,6 +70,23 @@ export class BillingService {
     return true;
   }
 
+  /**
+   * Bills a call again after a late report changed its cost (the carrier ended it, then the
+   * runtime reported): what was charged (`charged`: its cost if it was billed, else nothing) is
+   * brought to `cost` by one more ledger row (or, when nothing was charged, by the call's first
+   * debit), so the ledger always holds the call's cost once. Answers its new billing status; a
+   * balance that cannot cover the rise leaves what was charged, `insufficient_credits`.
+   */
+  async rebillCall(within: Executor, orgId: string, callSid: string, charged: number, cost: number): Promise<'billed' | 'insufficient_credits' | 'waived'> {
+    if (charged === 0) return cost > 0 ? ((await this.debitForCall(within, orgId, callSid, cost)) ? 'billed' : 'insufficient_credits') : 'waived';
+    const difference = roundCredits(cost - charged);
+    if (difference === 0) return 'billed';
+    const moved = await new CreditLedger(within).correctCall(orgId, callSid, difference);
+    if (!moved) return 'insufficient_credits';
+    await this.#emitIfLow(within, orgId, roundCredits(moved.balanceAfter + difference), moved.balanceAfter, moved.threshold);
+    return cost > 0 ? 'billed' : 'waived';
+  }
+
   /** credits.low once per downward crossing: the balance was at or above the threshold and is now below it. */
   async #emitIfLow(within: Executor, orgId: string, before: number, after: number, threshold: number): Promise<void> {
     if (before >= threshold && after < threshold) await this.#deps.outbox.emit(within, orgId, 'credits.low', { balance: after, threshold });

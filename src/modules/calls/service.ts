@@ -5,8 +5,6 @@ import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newCallSid } from '../../core/ids.ts';
 import { parseInstant } from '../../core/time-zones.ts';
-import type { CostBreakdown } from '../../db/schema/index.ts';
-import { roundCredits } from '../../core/credits.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { AnalyticsService } from '../analytics/service.ts';
 import type { BillingService } from '../billing/service.ts';
@@ -19,6 +17,7 @@ import { callFiltersOf } from './call-filters.ts';
 import { listCallSummaries } from './call-list.ts';
 import { METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type DialCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
 import { isFinal, statusStage, toCall } from './views.ts';
+import { costChanges, lateReportChanges, usageOf } from './late-report.ts';
 
 export type { CallStatus };
 // The call's schemas, for the modules that answer a call (the voice runtime's call configuration).
@@ -46,9 +45,6 @@ export function checkMetadata(metadata: Record<string, unknown> | undefined): vo
   }
 }
 
-function totalOf(breakdown: CostBreakdown): number {
-  return roundCredits(breakdown.stt + breakdown.llm + breakdown.tts + breakdown.telephony + breakdown.platform);
-}
 
 /**
  * Told, inside the transaction that ends a call, that the call reached a final status (once per
@@ -138,6 +134,8 @@ export class CallService {
       callSid: input.call_sid ?? newCallSid(), agentId: agent.id, agentName: agent.agentName,
       callType: input.call_type, status, toNumber: input.to_number, fromNumber: input.from_number ?? null,
       recordingEnabled: agent.recordingEnabled, startTime, metadata: input.metadata ?? {}, variables: input.variables ?? {},
+      // A call reported already ended through the API takes no later report.
+      finalReportAt: isFinal(status) ? new Date() : null,
     };
     return toCall(await this.#db.transaction(async (tx) => {
       const { call } = await this.openCall(tx, ctx.orgId, row);
@@ -212,13 +210,13 @@ export class CallService {
 
   /** The runtime's report (`PATCH /api/calls/{call_sid}`). */
   async update(ctx: RequestContext, callSid: string, input: UpdateInput): Promise<CallView> {
-    const call = await this.#db.transaction(async (tx) => {
-      const updated = await this.applyReport(tx, ctx.orgId, callSid, input);
+    const { call, ended } = await this.#db.transaction(async (tx) => {
+      const reported = await this.#report(tx, ctx.orgId, callSid, input, 'api');
       await this.#deps.audit.record(tx, ctx, { action: 'call.update', resourceType: 'call', resourceId: callSid, changedFields: Object.keys(input) });
-      return updated;
+      return reported;
     });
-    // This report ended the call (an ended one is refused above), so the carrier had not ended it: its leg is still up.
-    if (isFinal(call.status)) for (const listener of this.#finalReportListeners) await listener.finalReported(ctx.orgId, call);
+    // This report ended the call, so the carrier had not ended it: its leg is still up. (A late report's call was ended by the carrier.)
+    if (ended) for (const listener of this.#finalReportListeners) await listener.finalReported(ctx.orgId, call);
     return toCall(call);
   }
 
@@ -229,30 +227,56 @@ export class CallService {
    * the same transaction, so a call is billed and counted exactly once.
    */
   async applyReport(tx: Executor, orgId: string, callSid: string, input: UpdateInput): Promise<CallRow> {
+    return (await this.#report(tx, orgId, callSid, input, 'platform')).call;
+  }
+
+  /**
+   * A report from the API (`api`: the runtime's PATCH) or from the platform itself (`platform`: the
+   * carrier's status callback, a refused placement). A call the platform ended still takes the
+   * API's report once, merged (`#lateReport`); after a final report through the API, nothing.
+   * `ended`: this report ended the call.
+   */
+  async #report(tx: Executor, orgId: string, callSid: string, input: UpdateInput, via: 'api' | 'platform'): Promise<{ call: CallRow; ended: boolean }> {
     const calls = new CallRepository(tx);
     const current = await calls.findBySid(orgId, callSid, { forUpdate: true });
     if (!current) throw Errors.notFound('Call');
-    if (isFinal(current.status)) throw Errors.conflict('call_finalized', `The call already ended (${current.status}); it cannot change`);
+    const finalized = () => Errors.conflict('call_finalized', `The call already ended (${current.status}); it cannot change`);
+    if (isFinal(current.status) && (via === 'platform' || current.finalReportAt !== null)) throw finalized();
     const report = input.transcript ? { ...input, transcript: await this.#deps.dataSettings.transcriptToStore(tx, orgId, input.transcript) } : input;
+    if (isFinal(current.status)) return { call: await this.#lateReport(tx, orgId, current, report), ended: false };
     const changes = this.#changes(current, report);
     if (!isFinal(changes.status ?? current.status)) {
       const moved = await calls.update(orgId, callSid, changes);
       // A report that changes no status (a transcript so far, a cost) is not a status change.
       if (changes.status !== current.status) await this.#deps.outbox.emit(tx, orgId, 'call.updated', toCall(moved), { agentId: moved.agentId });
-      return moved;
+      return { call: moved, ended: false };
     }
 
     const cost = changes.totalCost ?? current.totalCost ?? 0;
     changes.billingStatus = cost > 0 ? ((await this.#deps.billing.debitForCall(tx, orgId, callSid, cost)) ? 'billed' : 'insufficient_credits') : 'waived';
+    if (via === 'api') changes.finalReportAt = new Date();
     const updated = await calls.update(orgId, callSid, changes);
-    await this.#deps.analytics.recordEndedCall(tx, orgId, {
-      agentId: updated.agentId, at: updated.startTime ?? updated.createdAt, cost: updated.totalCost ?? 0, durationSeconds: updated.durationSeconds ?? 0,
-      callType: updated.callType, status: updated.status, endReason: updated.endReason, campaignId: updated.campaignId,
-      phoneNumber: updated.callType === 'outbound' ? updated.fromNumber : updated.toNumber, breakdown: updated.costBreakdown,
-    });
-    // Once per call: the locked row refuses every later report of a final call (409 call_finalized).
+    await this.#deps.analytics.recordEndedCall(tx, orgId, usageOf(updated));
+    // Once per call: the locked row refuses every later report of a final call (409 call_finalized), but the one late report.
     await this.#deps.outbox.emit(tx, orgId, 'call.ended', toCall(updated), { agentId: updated.agentId });
     for (const listener of this.#endListeners) await listener.callEnded(tx, orgId, updated);
+    return { call: updated, ended: true };
+  }
+
+  /**
+   * The runtime's report of a call the carrier already ended: merged into it (late-report.ts), the
+   * call billed again to its new cost (one more ledger row for the difference, or its first debit
+   * when nothing was charged) and its place in the analytics replaced, so it is still billed and
+   * counted once. `call.updated` tells the subscribers; `call.ended` was sent when it ended.
+   */
+  async #lateReport(tx: Executor, orgId: string, current: CallRow, report: UpdateInput): Promise<CallRow> {
+    const changes = lateReportChanges(current, report);
+    const cost = changes.totalCost ?? current.totalCost ?? 0;
+    const charged = current.billingStatus === 'billed' ? (current.totalCost ?? 0) : 0;
+    changes.billingStatus = await this.#deps.billing.rebillCall(tx, orgId, current.callSid, charged, cost);
+    const updated = await new CallRepository(tx).update(orgId, current.callSid, changes);
+    await this.#deps.analytics.replaceEndedCall(tx, orgId, usageOf(current), usageOf(updated));
+    await this.#deps.outbox.emit(tx, orgId, 'call.updated', toCall(updated), { agentId: updated.agentId });
     return updated;
   }
 
@@ -274,16 +298,7 @@ export class CallService {
     if (input.transcript !== undefined) changes.transcript = input.transcript;
     if (input.turn_count !== undefined) changes.turnCount = input.turn_count;
     else if (input.transcript !== undefined) changes.turnCount = input.transcript.length;
-    if (input.cost_breakdown !== undefined) {
-      const total = totalOf(input.cost_breakdown);
-      if (input.total_cost !== undefined && Math.abs(roundCredits(input.total_cost) - total) > 0.0001) {
-        throw Errors.validation('total_cost is not the sum of cost_breakdown', [{ path: 'body.total_cost', message: `must equal the breakdown's sum (${total})` }]);
-      }
-      changes.costBreakdown = input.cost_breakdown;
-      changes.totalCost = total;
-    } else if (input.total_cost !== undefined) {
-      changes.totalCost = roundCredits(input.total_cost);
-    }
+    Object.assign(changes, costChanges(input));
     if (input.duration_seconds !== undefined) changes.durationSeconds = input.duration_seconds;
     if (input.latency_p50_ms !== undefined) changes.latencyP50Ms = input.latency_p50_ms;
     if (input.latency_p95_ms !== undefined) changes.latencyP95Ms = input.latency_p95_ms;

@@ -1,8 +1,10 @@
 import { and, asc, eq, gt, lte, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
-import { campaignContacts } from '../../db/schema/index.ts';
+import { calls, campaignContacts, type CallError } from '../../db/schema/index.ts';
 
 export type ContactRow = typeof campaignContacts.$inferSelect;
+/** A contact as its listing shows it: with the `error` of its last call (why it failed, when a provider or the runtime said). */
+export type ListedContact = ContactRow & { error: CallError | null };
 export type NewContact = { row: number; phoneNumber: string; variables: Record<string, string> };
 
 /** Contacts in row order as the one JSON parameter `insertBatch` unpacks (`ContactRepository.batch`). */
@@ -88,12 +90,16 @@ export class ContactRepository {
     return { inserted: Number(result!.inserted), duplicates: result!.duplicates.map(Number), overLimit: result!.over_limit.map(Number) };
   }
 
-  async list(orgId: string, campaignId: string, options: { status?: string; afterId?: number; limit: number }): Promise<ContactRow[]> {
-    return this.#db.select().from(campaignContacts).where(and(
+  async list(orgId: string, campaignId: string, options: { status?: string; afterId?: number; limit: number }): Promise<ListedContact[]> {
+    const rows = await this.#db.select({ contact: campaignContacts, error: calls.error }).from(campaignContacts)
+      // The last attempt's call, as the results export joins it.
+      .leftJoin(calls, and(eq(calls.clientId, campaignContacts.clientId), sql`${calls.callSid} = ${campaignContacts.callSids}->>-1`))
+      .where(and(
       eq(campaignContacts.clientId, orgId), eq(campaignContacts.campaignId, campaignId),
       options.status ? eq(campaignContacts.status, options.status) : undefined,
       options.afterId !== undefined ? gt(campaignContacts.id, options.afterId) : undefined,
     )).orderBy(asc(campaignContacts.id)).limit(options.limit);
+    return rows.map(({ contact, error }) => ({ ...contact, error: error ?? null }));
   }
 
   /**

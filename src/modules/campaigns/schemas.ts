@@ -120,13 +120,16 @@ export const CampaignContact = Type.Object({
   call_sids: Type.Array(Type.String(), { description: 'The calls of every attempt, oldest first' }),
   last_outcome: Nullable(Type.String({ description: 'Final status of the last call' })),
   next_attempt_at: { ...NullableTimestamp, description: 'When a retrying contact is called again' },
+  error: Nullable(Type.Object({ provider: Type.String(), code: Type.String(), message: Type.String() }, {
+    description: "The last call's error: why it failed when a provider or the runtime said (e.g. provider runtime, code no_runtime)",
+  })),
   created_at: Timestamp,
   updated_at: Timestamp,
 }, {
   title: 'CampaignContact',
   examples: [{
     row: 1, phone_number: '+14155550100', variables: { first_name: 'Ada' }, status: 'retrying', attempts: 1, call_sids: ['call_a1B2c3D4e5F6g7H8i9J0'],
-    last_outcome: 'busy', next_attempt_at: '2026-03-02T09:30:00.000Z', created_at: '2026-03-02T08:00:00.000Z', updated_at: '2026-03-02T09:00:00.000Z',
+    last_outcome: 'busy', next_attempt_at: '2026-03-02T09:30:00.000Z', error: null, created_at: '2026-03-02T08:00:00.000Z', updated_at: '2026-03-02T09:00:00.000Z',
   }],
 });
 

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { Errors, type FieldError } from '../../core/errors.ts';
 import { iso } from '../../core/schemas.ts';
 import { isTimeZone, parseInstant } from '../../core/time-zones.ts';
-import type { ContactRow } from './contacts-repository.ts';
+import type { ListedContact } from './contacts-repository.ts';
 import type { CampaignRow, NewCampaignRow } from './repository.ts';
 import { clockMinutes } from './schedule.ts';
 import { DEFAULTS, type Campaign, type CampaignContact, type CampaignStatus, type CreateCampaignBody } from './schemas.ts';
@@ -23,10 +23,10 @@ export function toCampaignView(c: CampaignRow): CampaignView {
   };
 }
 
-export function toContactView(c: ContactRow): ContactView {
+export function toContactView(c: ListedContact): ContactView {
   return {
     row: c.row, phone_number: c.phoneNumber, variables: c.variables, status: c.status as ContactView['status'], attempts: c.attempts,
-    call_sids: c.callSids, last_outcome: c.lastOutcome, next_attempt_at: iso(c.nextAttemptAt), created_at: iso(c.createdAt), updated_at: iso(c.updatedAt),
+    call_sids: c.callSids, last_outcome: c.lastOutcome, next_attempt_at: iso(c.nextAttemptAt), error: c.error, created_at: iso(c.createdAt), updated_at: iso(c.updatedAt),
   };
 }
 

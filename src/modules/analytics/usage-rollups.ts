@@ -13,6 +13,8 @@ export interface UsageCall {
   /** The organization's number of the call: the called number inbound, the caller's outbound. */
   phoneNumber: string | null;
   campaignId: string | null;
+  /** The version of its agent the call ran (null: unknown). */
+  agentVersion: number | null;
   /** Its start, else its creation: the bucket it counts in. */
   at: Date;
   durationSeconds: number;
@@ -20,7 +22,7 @@ export interface UsageCall {
   breakdown: { stt: number; llm: number; tts: number; telephony: number; platform: number } | null;
 }
 
-export const USAGE_DIMENSIONS = ['none', 'phone_number', 'end_reason', 'campaign'] as const;
+export const USAGE_DIMENSIONS = ['none', 'phone_number', 'end_reason', 'campaign', 'agent_version'] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 /**
@@ -28,7 +30,8 @@ export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
  * call's final report): a row is created or its sums grow, and the duration's bin counts one more.
  */
 export async function addCallToUsage(db: Executor, orgId: string, call: UsageCall): Promise<void> {
-  const values: Record<UsageDimension, string> = { none: '', phone_number: call.phoneNumber ?? '', end_reason: call.endReason ?? '', campaign: call.campaignId ?? '' };
+  const values: Record<UsageDimension, string> = { none: '', phone_number: call.phoneNumber ?? '', end_reason: call.endReason ?? '', campaign: call.campaignId ?? '',
+    agent_version: call.agentVersion === null ? '' : String(call.agentVersion) };
   const b = call.breakdown ?? { stt: 0, llm: 0, tts: 0, telephony: 0, platform: 0 };
   const bin = durationBin(call.durationSeconds);
   const rows = [];

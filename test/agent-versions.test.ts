@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { newCallSid } from '../src/core/ids.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { createCall, finishedCall } from './helpers/calls.ts';
 import { testEnv } from './helpers/env.ts';
@@ -211,6 +212,22 @@ describe('agent versions (extensions.md §12)', () => {
     const { token: laterToken } = await services.callTokens.issue({ callSid: later.call_sid, orgId: org.orgId, agentId: agent.agent_id }, 600);
     const laterConfig = (await app.inject({ url: `/api/runtime/calls/${later.call_sid}`, headers: { authorization: `Bearer ${laterToken}`, 'x-organization-id': org.orgId } })).json().data;
     assert.deepEqual([laterConfig.agent.version, laterConfig.agent.system_prompt, laterConfig.tools], [2, 'Version two.', []]);
+  });
+
+  test("a campaign's call is routed by the callee's number like any other", async () => {
+    const { services, database } = await testEnv();
+    const org = await createOrg();
+    const agent = await createAgent(org);
+    await patch(org, agent.agent_id, { system_prompt: 'two' });
+    await patch(org, agent.agent_id, { traffic: [{ version: 1, weight: 50 }, { version: 2, weight: 50 }] });
+    for (let i = 0; i < 6; i++) {
+      const callee = `+1303555${String(3000 + i)}`;
+      const bucket = createHash('sha256').update(`${agent.agent_id}\n${callee}\n1:50,2:50`).digest().readUInt32BE(0) % 100;
+      const callSid = newCallSid();
+      await database.db.transaction((tx) => services.calls.createCampaignCall(tx, org.orgId, { callSid, agentId: agent.agent_id, toNumber: callee, fromNumber: '+14155550100', campaignId: 'camp_versions' }));
+      const { rows } = await database.pool.query('SELECT agent_version FROM calls WHERE client_id = $1 AND call_sid = $2', [org.orgId, callSid]);
+      assert.equal(rows[0].agent_version, bucket < 50 ? 1 : 2, callee);
+    }
   });
 
   test('GET /api/calls?agent_version and usage group_by=agent_version count what the calls recorded', async () => {

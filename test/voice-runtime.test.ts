@@ -168,6 +168,7 @@ describe('voice runtime: server side', () => {
     const data = config.json().data;
     assert.equal(data.call.call_sid, callSid);
     assert.equal(data.agent.agent_id, agentId);
+    assert.deepEqual([data.call.agent_version, data.agent.version], [2, 2], 'the carrier webhook records the version of the call\'s start');
     assert.deepEqual(data.providers.stt, { provider: 'deepgram', model: null, integration_id: deepgram, credentials: { api_key: 'dg-key', base_url: provider.url } });
     assert.deepEqual(data.providers.tts, { provider: 'elevenlabs', model: null, voice_id: 'v1', integration_id: newestEl, credentials: { api_key: 'new-el-key' } });
     assert.equal(data.providers.llm, null, 'no openai integration: not configured');

@@ -2368,6 +2368,28 @@ export interface components {
             data: components["schemas"]["ApiKey"];
         };
         /**
+         * AnalysisSettings
+         * @example {
+         *       "enabled": true,
+         *       "summary_prompt": "Looks up an order by its number",
+         *       "success_criteria": "example",
+         *       "structured_data_schema": {},
+         *       "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *     }
+         */
+        AnalysisSettings: {
+            enabled: boolean;
+            /** @description How to summarize the call (default: a few sentences) */
+            summary_prompt?: string | null;
+            /** @description What makes the call a success, as the model judges it */
+            success_criteria?: string | null;
+            structured_data_schema?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The llm integration asked; null: the agent's */
+            llm_integration_id?: string | null;
+        };
+        /**
          * CreateAgentBody
          * @example {
          *       "agent_name": "Front desk",
@@ -2396,7 +2418,14 @@ export interface components {
          *       "interruptible": true,
          *       "end_call_enabled": true,
          *       "transfer_number": "+14155550100",
-         *       "silence_timeout_seconds": 65
+         *       "silence_timeout_seconds": 65,
+         *       "analysis": {
+         *         "enabled": true,
+         *         "summary_prompt": "Looks up an order by its number",
+         *         "success_criteria": "example",
+         *         "structured_data_schema": {},
+         *         "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *       }
          *     }
          */
         CreateAgentBody: {
@@ -2462,6 +2491,7 @@ export interface components {
              * @default 30
              */
             silence_timeout_seconds?: number;
+            analysis?: components["schemas"]["AnalysisSettings"] | null;
         };
         /**
          * Agent
@@ -2500,6 +2530,13 @@ export interface components {
          *       "end_call_enabled": true,
          *       "transfer_number": "+14155550100",
          *       "silence_timeout_seconds": 1,
+         *       "analysis": {
+         *         "enabled": true,
+         *         "summary_prompt": "Looks up an order by its number",
+         *         "success_criteria": "example",
+         *         "structured_data_schema": {},
+         *         "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *       },
          *       "version": 1,
          *       "traffic": [
          *         {
@@ -2540,6 +2577,7 @@ export interface components {
             end_call_enabled: boolean;
             transfer_number: string | null;
             silence_timeout_seconds: number;
+            analysis: components["schemas"]["AnalysisSettings"] | null;
             /** @description The latest version (or, in a call's configuration, the version the call runs) */
             version: number;
             traffic: {
@@ -2588,6 +2626,13 @@ export interface components {
          *         "end_call_enabled": true,
          *         "transfer_number": "+14155550100",
          *         "silence_timeout_seconds": 1,
+         *         "analysis": {
+         *           "enabled": true,
+         *           "summary_prompt": "Looks up an order by its number",
+         *           "success_criteria": "example",
+         *           "structured_data_schema": {},
+         *           "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *         },
          *         "version": 1,
          *         "traffic": [
          *           {
@@ -2693,6 +2738,13 @@ export interface components {
          *       "end_call_enabled": true,
          *       "transfer_number": "+14155550100",
          *       "silence_timeout_seconds": 65,
+         *       "analysis": {
+         *         "enabled": true,
+         *         "summary_prompt": "Looks up an order by its number",
+         *         "success_criteria": "example",
+         *         "structured_data_schema": {},
+         *         "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *       },
          *       "traffic": [
          *         {
          *           "version": 100001,
@@ -2738,6 +2790,7 @@ export interface components {
             transfer_number?: string | null;
             /** @description Seconds without caller speech before the call ends silence_timeout (one reprompt at half the time) */
             silence_timeout_seconds?: number;
+            analysis?: components["schemas"]["AnalysisSettings"] | null;
             traffic?: {
                 version: number;
                 /** @description Percent of the new calls */
@@ -2773,7 +2826,14 @@ export interface components {
          *       "interruptible": true,
          *       "end_call_enabled": true,
          *       "transfer_number": "+14155550100",
-         *       "silence_timeout_seconds": 1
+         *       "silence_timeout_seconds": 1,
+         *       "analysis": {
+         *         "enabled": true,
+         *         "summary_prompt": "Looks up an order by its number",
+         *         "success_criteria": "example",
+         *         "structured_data_schema": {},
+         *         "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *       }
          *     }
          */
         AgentVersionConfig: {
@@ -2800,6 +2860,7 @@ export interface components {
             end_call_enabled?: boolean;
             transfer_number?: string | null;
             silence_timeout_seconds?: number;
+            analysis?: components["schemas"]["AnalysisSettings"] | null;
         };
         /**
          * AgentVersion
@@ -2833,7 +2894,14 @@ export interface components {
          *         "interruptible": true,
          *         "end_call_enabled": true,
          *         "transfer_number": "+14155550100",
-         *         "silence_timeout_seconds": 1
+         *         "silence_timeout_seconds": 1,
+         *         "analysis": {
+         *           "enabled": true,
+         *           "summary_prompt": "Looks up an order by its number",
+         *           "success_criteria": "example",
+         *           "structured_data_schema": {},
+         *           "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *         }
          *       },
          *       "created_at": "2026-11-22T10:15:00.000Z",
          *       "created_by": "example"
@@ -2883,7 +2951,14 @@ export interface components {
          *             "interruptible": true,
          *             "end_call_enabled": true,
          *             "transfer_number": "+14155550100",
-         *             "silence_timeout_seconds": 1
+         *             "silence_timeout_seconds": 1,
+         *             "analysis": {
+         *               "enabled": true,
+         *               "summary_prompt": "Looks up an order by its number",
+         *               "success_criteria": "example",
+         *               "structured_data_schema": {},
+         *               "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *             }
          *           },
          *           "created_at": "2026-11-22T10:15:00.000Z",
          *           "created_by": "example"
@@ -2937,7 +3012,14 @@ export interface components {
          *           "interruptible": true,
          *           "end_call_enabled": true,
          *           "transfer_number": "+14155550100",
-         *           "silence_timeout_seconds": 1
+         *           "silence_timeout_seconds": 1,
+         *           "analysis": {
+         *             "enabled": true,
+         *             "summary_prompt": "Looks up an order by its number",
+         *             "success_criteria": "example",
+         *             "structured_data_schema": {},
+         *             "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *           }
          *         },
          *         "created_at": "2026-11-22T10:15:00.000Z",
          *         "created_by": "example"
@@ -5207,6 +5289,13 @@ export interface components {
          *         "end_call_enabled": true,
          *         "transfer_number": "+14155550100",
          *         "silence_timeout_seconds": 1,
+         *         "analysis": {
+         *           "enabled": true,
+         *           "summary_prompt": "Looks up an order by its number",
+         *           "success_criteria": "example",
+         *           "structured_data_schema": {},
+         *           "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *         },
          *         "version": 1,
          *         "traffic": [
          *           {
@@ -5402,6 +5491,13 @@ export interface components {
          *           "end_call_enabled": true,
          *           "transfer_number": "+14155550100",
          *           "silence_timeout_seconds": 1,
+         *           "analysis": {
+         *             "enabled": true,
+         *             "summary_prompt": "Looks up an order by its number",
+         *             "success_criteria": "example",
+         *             "structured_data_schema": {},
+         *             "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *           },
          *           "version": 1,
          *           "traffic": [
          *             {

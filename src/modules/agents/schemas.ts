@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { E164, Nullable, pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
+import { AnalysisSettings } from './analysis-settings.ts';
 
 /** Providers the voice runtime can drive; models are free-form (providers add models weekly). */
 export const STT_PROVIDERS = ['deepgram', 'assemblyai', 'whisper'] as const;
@@ -34,6 +35,8 @@ const editable = {
   end_call_enabled: Type.Boolean({ description: 'The agent is offered the end_call tool' }),
   transfer_number: Nullable({ ...E164, description: 'Where transfer_call sends the caller (E.164); null: no transfer' }),
   silence_timeout_seconds: Type.Integer({ minimum: 5, maximum: 600, description: 'Seconds without caller speech before the call ends silence_timeout (one reprompt at half the time)' }),
+  /** Post-call analysis (extensions.md §13); null: none. */
+  analysis: Nullable(AnalysisSettings),
 };
 
 /**
@@ -80,6 +83,7 @@ export const CreateAgentBody = Type.Object(
     end_call_enabled: Type.Optional({ ...editable.end_call_enabled, default: true }),
     transfer_number: Type.Optional(editable.transfer_number),
     silence_timeout_seconds: Type.Optional({ ...editable.silence_timeout_seconds, default: 30 }),
+    analysis: Type.Optional(editable.analysis),
   },
   { title: 'CreateAgentBody', additionalProperties: false },
 );
@@ -127,6 +131,7 @@ export const Agent = Type.Object({
   end_call_enabled: Type.Boolean(),
   transfer_number: Nullable(Type.String()),
   silence_timeout_seconds: Type.Integer(),
+  analysis: Nullable(AnalysisSettings),
   version: Type.Integer({ description: 'The latest version (or, in a call\'s configuration, the version the call runs)' }),
   traffic: TrafficSplit,
 }, { title: 'Agent' });

@@ -11,6 +11,7 @@ import { iso } from '../../core/schemas.ts';
 import type { TrafficSplit } from '../../db/schema/index.ts';
 import { AgentRepository, type LinkKind, type AgentRow, type NewAgentRow } from './repository.ts';
 import { VERSIONED_FIELDS, type Agent, type AgentSummary, type AgentVersion, type CreateAgentBody, type UpdateAgentBody } from './schemas.ts';
+import { checkAnalysisSettings } from './analysis-settings.ts';
 import { checkTraffic, configOf, diffConfigs, pickVersion } from './versions.ts';
 import { AgentVersionRepository, type AgentVersionRow } from './versions-repository.ts';
 import { columns, toAgent, toAgentSummary } from './views.ts';
@@ -79,6 +80,7 @@ export class AgentService {
   async create(ctx: RequestContext, input: CreateInput): Promise<AgentView> {
     return this.#db.transaction(async (tx) => {
       const repo = new AgentRepository(tx);
+      checkAnalysisSettings(input.analysis);
       const toolIds = await this.#checkLinks(repo, 'tools', ctx.orgId, input.tool_ids);
       const documentIds = await this.#checkLinks(repo, 'documents', ctx.orgId, input.documentation_ids);
       await this.#checkIntegrations(tx, ctx.orgId, input as AgentRowProviders);
@@ -186,6 +188,7 @@ export class AgentService {
   async #change(tx: Executor, ctx: RequestContext, current: AgentRow, input: ConfigInput, traffic: TrafficSplit[] | null | undefined, action: string, changed: string[]): Promise<AgentView> {
     const repo = new AgentRepository(tx);
     const orgId = ctx.orgId;
+    checkAnalysisSettings(input.analysis);
     const toolIds = await this.#checkLinks(repo, 'tools', orgId, input.tool_ids);
     const documentIds = await this.#checkLinks(repo, 'documents', orgId, input.documentation_ids);
     // A provider changed under a named integration is checked too: the pair must still fit.

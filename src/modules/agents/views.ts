@@ -44,6 +44,7 @@ export function toAgent(row: AgentRow, links: { toolIds: string[]; documentIds: 
     end_call_enabled: row.endCallEnabled,
     transfer_number: row.transferNumber,
     silence_timeout_seconds: row.silenceTimeoutSeconds,
+    analysis: (row.analysis ?? null) as AgentView['analysis'],
     version: row.version,
     traffic: row.traffic ?? null,
   };
@@ -73,5 +74,6 @@ export function columns(input: Partial<CreateInput>): Partial<NewAgentRow> {
   if (input.end_call_enabled !== undefined) out.endCallEnabled = input.end_call_enabled;
   if (input.transfer_number !== undefined) out.transferNumber = input.transfer_number;
   if (input.silence_timeout_seconds !== undefined) out.silenceTimeoutSeconds = input.silence_timeout_seconds;
+  if (input.analysis !== undefined) out.analysis = input.analysis;
   return out;
 }

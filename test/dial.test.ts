@@ -62,6 +62,7 @@ describe('dial: outbound calls through carrier_a (a stand-in that plays the call
     const call = res.json().data;
     assert.match(call.call_sid, /^call_/);
     assert.deepEqual([call.call_type, call.status, call.to_number, call.from_number, call.agent_id], ['outbound', 'queued', CALLEE, phoneNumber, agentId]);
+    assert.equal(call.agent_version, 1, 'the call records the version it runs (extensions.md §12)');
     assert.deepEqual(call.metadata, { crm_id: 'lead-4711', tags: ['spring'] });
     assert.deepEqual(call.variables, { customer_name: 'Ada' });
 

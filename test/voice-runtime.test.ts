@@ -59,9 +59,13 @@ describe('voice runtime: server side', () => {
   const integration = async (org: TestOrg, body: Record<string, unknown>) =>
     app.inject({ method: 'POST', url: '/api/integrations', headers: asRole(org, 'admin'), payload: { name: 'p', ...body } });
 
-  /** An inbound call through the signed voice webhook: its TwiML's stream URL and parameters. */
-  async function inboundCall(target: FastifyInstance, org: TestOrg) {
+  /**
+   * An inbound call through the signed voice webhook: its TwiML's stream URL and parameters.
+   * `configure` runs before the call arrives (a call runs the agent's version of then).
+   */
+  async function inboundCall(target: FastifyInstance, org: TestOrg, configure?: (agentId: string) => Promise<void>) {
     const { phoneNumber, agentId } = await carrierNumber(target, carrier, org);
+    if (configure) await configure(agentId!);
     const params = { CallSid: carrierCallSid(), AccountSid: carrier.account.sid, From: '+14155550199', To: phoneNumber, CallStatus: 'ringing', Direction: 'inbound' };
     const res = await postCarrierForm(target, '/api/telephony/carrier_a/voice', VOICE_URL, carrier.account.token, params);
     assert.equal(res.statusCode, 200, res.body);
@@ -133,7 +137,23 @@ describe('voice runtime: server side', () => {
 
   test('the inbound webhook connects to the built-in runtime with a call token; the token reads its call, reports and calls tools, nothing else', async () => {
     const org = await createOrg();
-    const { doc, agentId } = await inboundCall(app, org);
+    // Configure the agent (before the call: a call runs the version of its start): providers (a named deepgram, the newest elevenlabs, an openai for the llm), a tool, a document.
+    let deepgram = '', newestEl = '', toolId = '';
+    const configure = async (agentId: string) => {
+      deepgram = (await integration(org, { provider: 'deepgram', credentials: { api_key: 'dg-key', base_url: provider.url } })).json().data.integration_id;
+      await integration(org, { provider: 'elevenlabs', credentials: { api_key: 'old-el-key' } });
+      newestEl = (await integration(org, { provider: 'elevenlabs', credentials: { api_key: 'new-el-key' } })).json().data.integration_id;
+      const tool = await app.inject({
+        method: 'POST', url: '/api/tools', headers: asRole(org, 'admin'),
+        payload: { tool_name: 'lookup_order', tool_description: 'Finds an order', webhook_url: `${receiver.url}/orders`, http_method: 'POST', headers: { 'x-shop': 'k1' },
+          parameters: [{ name: 'order_id', type: 'string', description: 'The order', required: true }, { name: 'express', type: 'boolean' }] },
+      });
+      assert.equal(tool.statusCode, 200, tool.body);
+      toolId = tool.json().data.tool_id;
+      await app.inject({ method: 'PATCH', url: `/api/agents/${agentId}`, headers: asRole(org, 'admin'), payload: { stt_integration_id: deepgram, tool_ids: [toolId], voice_id: 'v1' } });
+    };
+
+    const { doc, agentId } = await inboundCall(app, org, configure);
     const [stream] = children(children(doc.documentElement, 'Connect')[0]!, 'Stream');
     assert.equal(stream!.getAttribute('url'), BUILT_IN_STREAM);
     const parameters = Object.fromEntries(children(stream!, 'Parameter').map((p) => [p.getAttribute('name')!, p.getAttribute('value')!]));
@@ -143,23 +163,12 @@ describe('voice runtime: server side', () => {
     const claims = JSON.parse(Buffer.from(token!.split('.')[1]!, 'base64url').toString());
     assert.deepEqual([claims.sub, claims.org, claims.agent_id, claims.scope, claims.exp - claims.iat], [callSid, org.orgId, agentId, 'runtime', 1800 + 300]);
 
-    // Configure the agent: providers (a named deepgram, the newest elevenlabs, an openai for the llm), a tool, a document.
-    const deepgram = (await integration(org, { provider: 'deepgram', credentials: { api_key: 'dg-key', base_url: provider.url } })).json().data.integration_id;
-    await integration(org, { provider: 'elevenlabs', credentials: { api_key: 'old-el-key' } });
-    const newestEl = (await integration(org, { provider: 'elevenlabs', credentials: { api_key: 'new-el-key' } })).json().data.integration_id;
-    const tool = await app.inject({
-      method: 'POST', url: '/api/tools', headers: asRole(org, 'admin'),
-      payload: { tool_name: 'lookup_order', tool_description: 'Finds an order', webhook_url: `${receiver.url}/orders`, http_method: 'POST', headers: { 'x-shop': 'k1' },
-        parameters: [{ name: 'order_id', type: 'string', description: 'The order', required: true }, { name: 'express', type: 'boolean' }] },
-    });
-    assert.equal(tool.statusCode, 200, tool.body);
-    await app.inject({ method: 'PATCH', url: `/api/agents/${agentId}`, headers: asRole(org, 'admin'), payload: { stt_integration_id: deepgram, tool_ids: [tool.json().data.tool_id], voice_id: 'v1' } });
-
     const config = await app.inject({ url: `/api/runtime/calls/${callSid}`, headers: bearer(org, token!) });
     assert.equal(config.statusCode, 200, config.body);
     const data = config.json().data;
     assert.equal(data.call.call_sid, callSid);
     assert.equal(data.agent.agent_id, agentId);
+    assert.deepEqual([data.call.agent_version, data.agent.version], [2, 2], 'the carrier webhook records the version of the call\'s start');
     assert.deepEqual(data.providers.stt, { provider: 'deepgram', model: null, integration_id: deepgram, credentials: { api_key: 'dg-key', base_url: provider.url } });
     assert.deepEqual(data.providers.tts, { provider: 'elevenlabs', model: null, voice_id: 'v1', integration_id: newestEl, credentials: { api_key: 'new-el-key' } });
     assert.equal(data.providers.llm, null, 'no openai integration: not configured');

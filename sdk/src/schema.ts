@@ -353,6 +353,86 @@ export interface paths {
         patch: operations["updateAgent"];
         trace?: never;
     };
+    "/api/agents/{agent_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the agent's versions, newest first
+         * @description List the agent's versions, newest first
+         */
+        get: operations["listAgentVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agent_id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one version of the agent
+         * @description Get one version of the agent
+         */
+        get: operations["getAgentVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agent_id}/versions/{version}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed from version `against` to this version
+         * @description What changed from version `against` to this version
+         */
+        get: operations["diffAgentVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{agent_id}/versions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a new version equal to this one and clear the traffic split (409 version_not_restorable when it links to what was deleted since)
+         * @description Make a new version equal to this one and clear the traffic split (409 version_not_restorable when it links to what was deleted since)
+         */
+        post: operations["restoreAgentVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/integrations": {
         parameters: {
             query?: never;
@@ -2288,6 +2368,28 @@ export interface components {
             data: components["schemas"]["ApiKey"];
         };
         /**
+         * AnalysisSettings
+         * @example {
+         *       "enabled": true,
+         *       "summary_prompt": "Looks up an order by its number",
+         *       "success_criteria": "example",
+         *       "structured_data_schema": {},
+         *       "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *     }
+         */
+        AnalysisSettings: {
+            enabled: boolean;
+            /** @description How to summarize the call (default: a few sentences) */
+            summary_prompt?: string | null;
+            /** @description What makes the call a success, as the model judges it */
+            success_criteria?: string | null;
+            structured_data_schema?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The llm integration asked; null: the agent's */
+            llm_integration_id?: string | null;
+        };
+        /**
          * CreateAgentBody
          * @example {
          *       "agent_name": "Front desk",
@@ -2316,7 +2418,14 @@ export interface components {
          *       "interruptible": true,
          *       "end_call_enabled": true,
          *       "transfer_number": "+14155550100",
-         *       "silence_timeout_seconds": 65
+         *       "silence_timeout_seconds": 65,
+         *       "analysis": {
+         *         "enabled": true,
+         *         "summary_prompt": "Looks up an order by its number",
+         *         "success_criteria": "example",
+         *         "structured_data_schema": {},
+         *         "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *       }
          *     }
          */
         CreateAgentBody: {
@@ -2382,6 +2491,7 @@ export interface components {
              * @default 30
              */
             silence_timeout_seconds?: number;
+            analysis?: components["schemas"]["AnalysisSettings"] | null;
         };
         /**
          * Agent
@@ -2419,7 +2529,21 @@ export interface components {
          *       "interruptible": true,
          *       "end_call_enabled": true,
          *       "transfer_number": "+14155550100",
-         *       "silence_timeout_seconds": 1
+         *       "silence_timeout_seconds": 1,
+         *       "analysis": {
+         *         "enabled": true,
+         *         "summary_prompt": "Looks up an order by its number",
+         *         "success_criteria": "example",
+         *         "structured_data_schema": {},
+         *         "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *       },
+         *       "version": 1,
+         *       "traffic": [
+         *         {
+         *           "version": 100001,
+         *           "weight": 11
+         *         }
+         *       ]
          *     }
          */
         Agent: {
@@ -2453,6 +2577,14 @@ export interface components {
             end_call_enabled: boolean;
             transfer_number: string | null;
             silence_timeout_seconds: number;
+            analysis: components["schemas"]["AnalysisSettings"] | null;
+            /** @description The latest version (or, in a call's configuration, the version the call runs) */
+            version: number;
+            traffic: {
+                version: number;
+                /** @description Percent of the new calls */
+                weight: number;
+            }[] | null;
         };
         /**
          * AgentResponse
@@ -2493,7 +2625,21 @@ export interface components {
          *         "interruptible": true,
          *         "end_call_enabled": true,
          *         "transfer_number": "+14155550100",
-         *         "silence_timeout_seconds": 1
+         *         "silence_timeout_seconds": 1,
+         *         "analysis": {
+         *           "enabled": true,
+         *           "summary_prompt": "Looks up an order by its number",
+         *           "success_criteria": "example",
+         *           "structured_data_schema": {},
+         *           "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *         },
+         *         "version": 1,
+         *         "traffic": [
+         *           {
+         *             "version": 100001,
+         *             "weight": 11
+         *           }
+         *         ]
          *       }
          *     }
          */
@@ -2591,7 +2737,20 @@ export interface components {
          *       "interruptible": true,
          *       "end_call_enabled": true,
          *       "transfer_number": "+14155550100",
-         *       "silence_timeout_seconds": 65
+         *       "silence_timeout_seconds": 65,
+         *       "analysis": {
+         *         "enabled": true,
+         *         "summary_prompt": "Looks up an order by its number",
+         *         "success_criteria": "example",
+         *         "structured_data_schema": {},
+         *         "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *       },
+         *       "traffic": [
+         *         {
+         *           "version": 100001,
+         *           "weight": 11
+         *         }
+         *       ]
          *     }
          */
         UpdateAgentBody: {
@@ -2631,6 +2790,275 @@ export interface components {
             transfer_number?: string | null;
             /** @description Seconds without caller speech before the call ends silence_timeout (one reprompt at half the time) */
             silence_timeout_seconds?: number;
+            analysis?: components["schemas"]["AnalysisSettings"] | null;
+            traffic?: {
+                version: number;
+                /** @description Percent of the new calls */
+                weight: number;
+            }[] | null;
+        };
+        /**
+         * AgentVersionConfig
+         * @example {
+         *       "agent_name": "Front desk",
+         *       "language": "EN",
+         *       "stt_provider": "example",
+         *       "stt_model": "gpt-4o-mini",
+         *       "tts_provider": "example",
+         *       "tts_model": "gpt-4o-mini",
+         *       "voice_id": "example",
+         *       "llm_provider": "example",
+         *       "llm_model": "gpt-4o-mini",
+         *       "system_prompt": "You are the front desk of Acme Dental. Be brief.",
+         *       "first_message": "Hello, how can I help?",
+         *       "temperature": 1,
+         *       "max_call_duration_seconds": 1,
+         *       "recording_enabled": true,
+         *       "tool_ids": [
+         *         "example"
+         *       ],
+         *       "documentation_ids": [
+         *         "example"
+         *       ],
+         *       "stt_integration_id": "example",
+         *       "tts_integration_id": "example",
+         *       "llm_integration_id": "example",
+         *       "interruptible": true,
+         *       "end_call_enabled": true,
+         *       "transfer_number": "+14155550100",
+         *       "silence_timeout_seconds": 1,
+         *       "analysis": {
+         *         "enabled": true,
+         *         "summary_prompt": "Looks up an order by its number",
+         *         "success_criteria": "example",
+         *         "structured_data_schema": {},
+         *         "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *       }
+         *     }
+         */
+        AgentVersionConfig: {
+            agent_name?: string;
+            language?: string;
+            stt_provider?: string;
+            stt_model?: string | null;
+            tts_provider?: string;
+            tts_model?: string | null;
+            voice_id?: string | null;
+            llm_provider?: string;
+            llm_model?: string;
+            system_prompt?: string;
+            first_message?: string | null;
+            temperature?: number;
+            max_call_duration_seconds?: number;
+            recording_enabled?: boolean;
+            tool_ids?: string[];
+            documentation_ids?: string[];
+            stt_integration_id?: string | null;
+            tts_integration_id?: string | null;
+            llm_integration_id?: string | null;
+            interruptible?: boolean;
+            end_call_enabled?: boolean;
+            transfer_number?: string | null;
+            silence_timeout_seconds?: number;
+            analysis?: components["schemas"]["AnalysisSettings"] | null;
+        };
+        /**
+         * AgentVersion
+         * @example {
+         *       "agent_id": "example",
+         *       "version": 1,
+         *       "config": {
+         *         "agent_name": "Front desk",
+         *         "language": "EN",
+         *         "stt_provider": "example",
+         *         "stt_model": "gpt-4o-mini",
+         *         "tts_provider": "example",
+         *         "tts_model": "gpt-4o-mini",
+         *         "voice_id": "example",
+         *         "llm_provider": "example",
+         *         "llm_model": "gpt-4o-mini",
+         *         "system_prompt": "You are the front desk of Acme Dental. Be brief.",
+         *         "first_message": "Hello, how can I help?",
+         *         "temperature": 1,
+         *         "max_call_duration_seconds": 1,
+         *         "recording_enabled": true,
+         *         "tool_ids": [
+         *           "example"
+         *         ],
+         *         "documentation_ids": [
+         *           "example"
+         *         ],
+         *         "stt_integration_id": "example",
+         *         "tts_integration_id": "example",
+         *         "llm_integration_id": "example",
+         *         "interruptible": true,
+         *         "end_call_enabled": true,
+         *         "transfer_number": "+14155550100",
+         *         "silence_timeout_seconds": 1,
+         *         "analysis": {
+         *           "enabled": true,
+         *           "summary_prompt": "Looks up an order by its number",
+         *           "success_criteria": "example",
+         *           "structured_data_schema": {},
+         *           "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *         }
+         *       },
+         *       "created_at": "2026-11-22T10:15:00.000Z",
+         *       "created_by": "example"
+         *     }
+         */
+        AgentVersion: {
+            agent_id: string;
+            version: number;
+            config: components["schemas"]["AgentVersionConfig"];
+            /** Format: date-time */
+            created_at: string;
+            /** @description The user who made the change (an API key acts for its creator) */
+            created_by: string | null;
+        };
+        /**
+         * AgentVersionList
+         * @example {
+         *       "success": true,
+         *       "data": [
+         *         {
+         *           "agent_id": "example",
+         *           "version": 1,
+         *           "config": {
+         *             "agent_name": "Front desk",
+         *             "language": "EN",
+         *             "stt_provider": "example",
+         *             "stt_model": "gpt-4o-mini",
+         *             "tts_provider": "example",
+         *             "tts_model": "gpt-4o-mini",
+         *             "voice_id": "example",
+         *             "llm_provider": "example",
+         *             "llm_model": "gpt-4o-mini",
+         *             "system_prompt": "You are the front desk of Acme Dental. Be brief.",
+         *             "first_message": "Hello, how can I help?",
+         *             "temperature": 1,
+         *             "max_call_duration_seconds": 1,
+         *             "recording_enabled": true,
+         *             "tool_ids": [
+         *               "example"
+         *             ],
+         *             "documentation_ids": [
+         *               "example"
+         *             ],
+         *             "stt_integration_id": "example",
+         *             "tts_integration_id": "example",
+         *             "llm_integration_id": "example",
+         *             "interruptible": true,
+         *             "end_call_enabled": true,
+         *             "transfer_number": "+14155550100",
+         *             "silence_timeout_seconds": 1,
+         *             "analysis": {
+         *               "enabled": true,
+         *               "summary_prompt": "Looks up an order by its number",
+         *               "success_criteria": "example",
+         *               "structured_data_schema": {},
+         *               "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *             }
+         *           },
+         *           "created_at": "2026-11-22T10:15:00.000Z",
+         *           "created_by": "example"
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "next_cursor": "WyIyMDI2LTExLTIyVDEwOjE1OjAwLjAwMFoiLCJhZ2VudF9hMWIyYzNkNGU1ZjYiXQ",
+         *         "has_more": true,
+         *         "page_size": 1,
+         *         "total_count": 1
+         *       }
+         *     }
+         */
+        AgentVersionList: {
+            success: boolean;
+            data: components["schemas"]["AgentVersion"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * AgentVersionResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "agent_id": "example",
+         *         "version": 1,
+         *         "config": {
+         *           "agent_name": "Front desk",
+         *           "language": "EN",
+         *           "stt_provider": "example",
+         *           "stt_model": "gpt-4o-mini",
+         *           "tts_provider": "example",
+         *           "tts_model": "gpt-4o-mini",
+         *           "voice_id": "example",
+         *           "llm_provider": "example",
+         *           "llm_model": "gpt-4o-mini",
+         *           "system_prompt": "You are the front desk of Acme Dental. Be brief.",
+         *           "first_message": "Hello, how can I help?",
+         *           "temperature": 1,
+         *           "max_call_duration_seconds": 1,
+         *           "recording_enabled": true,
+         *           "tool_ids": [
+         *             "example"
+         *           ],
+         *           "documentation_ids": [
+         *             "example"
+         *           ],
+         *           "stt_integration_id": "example",
+         *           "tts_integration_id": "example",
+         *           "llm_integration_id": "example",
+         *           "interruptible": true,
+         *           "end_call_enabled": true,
+         *           "transfer_number": "+14155550100",
+         *           "silence_timeout_seconds": 1,
+         *           "analysis": {
+         *             "enabled": true,
+         *             "summary_prompt": "Looks up an order by its number",
+         *             "success_criteria": "example",
+         *             "structured_data_schema": {},
+         *             "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *           }
+         *         },
+         *         "created_at": "2026-11-22T10:15:00.000Z",
+         *         "created_by": "example"
+         *       }
+         *     }
+         */
+        AgentVersionResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["AgentVersion"];
+        };
+        /**
+         * AgentVersionDiff
+         * @example {
+         *       "changes": []
+         *     }
+         */
+        AgentVersionDiff: {
+            /** @description The fields whose value differs: from = the value in `against`, to = the value in this version */
+            changes: {
+                field: string;
+                from: unknown;
+                to: unknown;
+            }[];
+        };
+        /**
+         * AgentVersionDiffResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "changes": []
+         *       }
+         *     }
+         */
+        AgentVersionDiffResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["AgentVersionDiff"];
         };
         /**
          * CarrierCredentials
@@ -3921,6 +4349,7 @@ export interface components {
          *       "max_cost": 100000,
          *       "has_recording": true,
          *       "campaign_id": "example",
+         *       "agent_version": 100001,
          *       "q": "example"
          *     }
          */
@@ -3962,6 +4391,8 @@ export interface components {
             has_recording?: boolean;
             /** @description Calls placed by this campaign */
             campaign_id?: string;
+            /** @description Calls that ran this version of their agent (best with agent_id) */
+            agent_version?: number;
             /** @description Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet` */
             q?: string;
         } & {
@@ -4857,7 +5288,21 @@ export interface components {
          *         "interruptible": true,
          *         "end_call_enabled": true,
          *         "transfer_number": "+14155550100",
-         *         "silence_timeout_seconds": 1
+         *         "silence_timeout_seconds": 1,
+         *         "analysis": {
+         *           "enabled": true,
+         *           "summary_prompt": "Looks up an order by its number",
+         *           "success_criteria": "example",
+         *           "structured_data_schema": {},
+         *           "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *         },
+         *         "version": 1,
+         *         "traffic": [
+         *           {
+         *             "version": 100001,
+         *             "weight": 11
+         *           }
+         *         ]
          *       },
          *       "variables": {
          *         "customer_name": "Ada",
@@ -5045,7 +5490,21 @@ export interface components {
          *           "interruptible": true,
          *           "end_call_enabled": true,
          *           "transfer_number": "+14155550100",
-         *           "silence_timeout_seconds": 1
+         *           "silence_timeout_seconds": 1,
+         *           "analysis": {
+         *             "enabled": true,
+         *             "summary_prompt": "Looks up an order by its number",
+         *             "success_criteria": "example",
+         *             "structured_data_schema": {},
+         *             "llm_integration_id": "intg_a1b2c3d4e5f6"
+         *           },
+         *           "version": 1,
+         *           "traffic": [
+         *             {
+         *               "version": 100001,
+         *               "weight": 11
+         *             }
+         *           ]
          *         },
          *         "variables": {
          *           "customer_name": "Ada",
@@ -9435,6 +9894,559 @@ export interface operations {
             };
         };
     };
+    listAgentVersions: {
+        parameters: {
+            query?: {
+                page_size?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description agent_ + 12 hex */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersionList"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Requests allowed per minute to this caller (its API key or user; its address when anonymous) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is too long */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, or `concurrency_limit` where calls are started); Retry-After says when to retry */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description agent_ + 12 hex */
+                agent_id: string;
+                /** @description The version number: 1, 2, … */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersionResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Requests allowed per minute to this caller (its API key or user; its address when anonymous) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is too long */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, or `concurrency_limit` where calls are started); Retry-After says when to retry */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    diffAgentVersions: {
+        parameters: {
+            query: {
+                /** @description The version compared with */
+                against: number;
+            };
+            header?: never;
+            path: {
+                /** @description agent_ + 12 hex */
+                agent_id: string;
+                /** @description The version number: 1, 2, … */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentVersionDiffResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Requests allowed per minute to this caller (its API key or user; its address when anonymous) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is too long */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, or `concurrency_limit` where calls are started); Retry-After says when to retry */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreAgentVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description agent_ + 12 hex */
+                agent_id: string;
+                /** @description The version number: 1, 2, … */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Requests allowed per minute to this caller (its API key or user; its address when anonymous) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends */
+                    "RateLimit-Reset"?: number;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state; or `idempotency_key_reused` / `idempotency_key_in_use` (Idempotency-Key) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is too long */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, or `concurrency_limit` where calls are started); Retry-After says when to retry */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listIntegrations: {
         parameters: {
             query?: {
@@ -12016,6 +13028,8 @@ export interface operations {
                 has_recording?: boolean;
                 /** @description Calls placed by this campaign */
                 campaign_id?: string;
+                /** @description Calls that ran this version of their agent (best with agent_id) */
+                agent_version?: number;
                 /** @description Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet` */
                 q?: string;
             };
@@ -14846,7 +15860,7 @@ export interface operations {
                 granularity?: "minute" | "hour" | "day" | "week" | "month";
                 /** @description IANA time zone of the buckets */
                 timezone?: string;
-                /** @description agent, phone_number (the organization's number: called inbound, calling outbound), status, end_reason, call_type, campaign, or metadata.<key> (the top-level value as text) */
+                /** @description agent, phone_number (the organization's number: called inbound, calling outbound), status, end_reason, call_type, campaign, agent_version (the version of the agent the call ran, as text), or metadata.<key> (the top-level value as text) */
                 group_by?: string;
                 agent_id?: string;
                 call_type?: "inbound" | "outbound" | "preview";

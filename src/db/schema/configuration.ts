@@ -28,6 +28,12 @@ export const agents = pgTable(
     endCallEnabled: boolean('end_call_enabled').notNull().default(true),
     transferNumber: text('transfer_number'),
     silenceTimeoutSeconds: integer('silence_timeout_seconds').notNull().default(30),
+    /** Post-call analysis settings (extensions.md §13), as the API shows them; null: none. */
+    analysis: jsonb('analysis').$type<Record<string, unknown>>(),
+    /** The latest version (agent_versions); each configuration change adds one, under this row's lock. */
+    version: integer('version').notNull().default(1),
+    /** null: the latest version takes every call; else the split between versions (extensions.md §12). */
+    traffic: jsonb('traffic').$type<Array<{ version: number; weight: number }>>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -12,3 +12,4 @@ export * from './campaigns.ts';
 export * from './sessions.ts';
 export * from './call-exports.ts';
 export * from './usage-rollups.ts';
+export * from './agent-versions.ts';

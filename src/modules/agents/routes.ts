@@ -1,9 +1,16 @@
+import { Errors } from '../../core/errors.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ORG_ROUTE_ERRORS, envelope, errorResponses, listEnvelope, MessageEnvelope, OrganizationHeader, pageBody } from '../../core/schemas.ts';
-import { Agent, AgentIdParams, AgentSummary, CreateAgentBody, ListAgentsQuery, UpdateAgentBody } from './schemas.ts';
+import { Agent, AgentIdParams, AgentSummary, AgentVersion, AgentVersionDiff, AgentVersionDiffQuery, AgentVersionParams, CreateAgentBody, ListAgentsQuery, UpdateAgentBody } from './schemas.ts';
 import type { AgentService } from './service.ts';
 
 const tags = ['Agents'];
+
+/** A version in a path; anything but a version number names no version (404, like a malformed id). */
+function versionNumber(text: string): number {
+  if (!/^[1-9][0-9]{0,6}$/.test(text)) throw Errors.notFound(`Agent version ${text.slice(0, 20)}`);
+  return Number(text);
+}
 
 export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -39,6 +46,39 @@ export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
         response: { 200: envelope(Agent), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
       },
     }, async (req) => ({ success: true, message: 'Agent updated', data: await service.update(req.ctx, req.params.agent_id, req.body) }));
+
+    app.get('/api/agents/:agent_id/versions', {
+      config: { permission: 'agents:read' },
+      schema: { operationId: 'listAgentVersions',
+        tags, summary: "List the agent's versions, newest first", headers: OrganizationHeader, params: AgentIdParams, querystring: ListAgentsQuery,
+        response: { 200: listEnvelope(AgentVersion), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
+      },
+    }, async (req) => pageBody(await service.listVersions(req.ctx, req.params.agent_id, req.query)));
+
+    app.get('/api/agents/:agent_id/versions/:version', {
+      config: { permission: 'agents:read' },
+      schema: { operationId: 'getAgentVersion',
+        tags, summary: 'Get one version of the agent', headers: OrganizationHeader, params: AgentVersionParams,
+        response: { 200: envelope(AgentVersion), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
+      },
+    }, async (req) => ({ success: true, data: await service.getVersion(req.ctx, req.params.agent_id, versionNumber(req.params.version)) }));
+
+    app.get('/api/agents/:agent_id/versions/:version/diff', {
+      config: { permission: 'agents:read' },
+      schema: { operationId: 'diffAgentVersions',
+        tags, summary: 'What changed from version `against` to this version', headers: OrganizationHeader, params: AgentVersionParams, querystring: AgentVersionDiffQuery,
+        response: { 200: envelope(AgentVersionDiff), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
+      },
+    }, async (req) => ({ success: true, data: await service.diffVersions(req.ctx, req.params.agent_id, versionNumber(req.params.version), req.query.against) }));
+
+    app.post('/api/agents/:agent_id/versions/:version/restore', {
+      config: { permission: 'agents:update' },
+      schema: { operationId: 'restoreAgentVersion',
+        tags, summary: 'Make a new version equal to this one and clear the traffic split (409 version_not_restorable when it links to what was deleted since)',
+        headers: OrganizationHeader, params: AgentVersionParams,
+        response: { 200: envelope(Agent), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409) },
+      },
+    }, async (req) => ({ success: true, message: 'Agent version restored', data: await service.restore(req.ctx, req.params.agent_id, versionNumber(req.params.version)) }));
 
     app.delete('/api/agents/:agent_id', {
       config: { permission: 'agents:delete' },

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { E164, Nullable, pageQuery, PathId, Timestamp } from '../../core/schemas.ts';
+import { AnalysisSettings } from './analysis-settings.ts';
 
 /** Providers the voice runtime can drive; models are free-form (providers add models weekly). */
 export const STT_PROVIDERS = ['deepgram', 'assemblyai', 'whisper'] as const;
@@ -34,7 +35,28 @@ const editable = {
   end_call_enabled: Type.Boolean({ description: 'The agent is offered the end_call tool' }),
   transfer_number: Nullable({ ...E164, description: 'Where transfer_call sends the caller (E.164); null: no transfer' }),
   silence_timeout_seconds: Type.Integer({ minimum: 5, maximum: 600, description: 'Seconds without caller speech before the call ends silence_timeout (one reprompt at half the time)' }),
+  /** Post-call analysis (extensions.md §13); null: none. */
+  analysis: Nullable(AnalysisSettings),
 };
+
+/**
+ * The fields a version keeps (extensions.md §12): every editable field, read from the schema above,
+ * so a field added there is versioned, diffed and restored with no other change.
+ */
+export const VERSIONED_FIELDS = Object.keys(editable) as Array<keyof typeof editable>;
+export type VersionedField = (typeof VERSIONED_FIELDS)[number];
+
+export const TrafficSplit = Nullable(Type.Array(
+  Type.Object({
+    version: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    weight: Type.Integer({ minimum: 1, maximum: 100, description: 'Percent of the new calls' }),
+  }, { additionalProperties: false }),
+  {
+    minItems: 1, maxItems: 10,
+    description: 'null: the latest version takes every call; else the versions (each once, existing) that take the new calls, weights summing to 100. '
+      + 'Sticky per caller number while the split stands. Routing, not configuration: setting it makes no version',
+  },
+));
 
 export const CreateAgentBody = Type.Object(
   {
@@ -61,13 +83,17 @@ export const CreateAgentBody = Type.Object(
     end_call_enabled: Type.Optional({ ...editable.end_call_enabled, default: true }),
     transfer_number: Type.Optional(editable.transfer_number),
     silence_timeout_seconds: Type.Optional({ ...editable.silence_timeout_seconds, default: 30 }),
+    analysis: Type.Optional(editable.analysis),
   },
   { title: 'CreateAgentBody', additionalProperties: false },
 );
 
 export const UpdateAgentBody = Type.Object(
-  Object.fromEntries(Object.entries(editable).map(([k, v]) => [k, Type.Optional(v)])) as {
-    [K in keyof typeof editable]: ReturnType<typeof Type.Optional<(typeof editable)[K]>>;
+  {
+    ...(Object.fromEntries(Object.entries(editable).map(([k, v]) => [k, Type.Optional(v)])) as {
+      [K in keyof typeof editable]: ReturnType<typeof Type.Optional<(typeof editable)[K]>>;
+    }),
+    traffic: Type.Optional(TrafficSplit),
   },
   { title: 'UpdateAgentBody', additionalProperties: false, minProperties: 1 },
 );
@@ -105,7 +131,34 @@ export const Agent = Type.Object({
   end_call_enabled: Type.Boolean(),
   transfer_number: Nullable(Type.String()),
   silence_timeout_seconds: Type.Integer(),
+  analysis: Nullable(AnalysisSettings),
+  version: Type.Integer({ description: 'The latest version (or, in a call\'s configuration, the version the call runs)' }),
+  traffic: TrafficSplit,
 }, { title: 'Agent' });
+
+/** A version's configuration: the versioned fields as they were (a field added since is absent). */
+const VersionConfig = Type.Object(
+  Object.fromEntries(VERSIONED_FIELDS.map((field) => [field, Type.Optional(Agent.properties[field])])) as {
+    [K in VersionedField]: ReturnType<typeof Type.Optional<(typeof Agent.properties)[K]>>;
+  },
+  { title: 'AgentVersionConfig' },
+);
+
+export const AgentVersion = Type.Object({
+  agent_id: Type.String(),
+  version: Type.Integer({ minimum: 1 }),
+  config: VersionConfig,
+  created_at: Timestamp,
+  created_by: Nullable(Type.String({ description: 'The user who made the change (an API key acts for its creator)' })),
+}, { title: 'AgentVersion' });
+
+export const AgentVersionDiff = Type.Object({
+  changes: Type.Array(Type.Object({ field: Type.String(), from: Type.Unknown(), to: Type.Unknown() }), {
+    description: 'The fields whose value differs: from = the value in `against`, to = the value in this version',
+  }),
+}, { title: 'AgentVersionDiff' });
 
 export const ListAgentsQuery = Type.Object(pageQuery(50));
 export const AgentIdParams = Type.Object({ agent_id: PathId('agent_ + 12 hex') });
+export const AgentVersionParams = Type.Object({ agent_id: PathId('agent_ + 12 hex'), version: PathId('The version number: 1, 2, …') });
+export const AgentVersionDiffQuery = Type.Object({ against: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'The version compared with' }) });

@@ -3,78 +3,47 @@ import type { Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
 import type { EventOutbox } from '../events/service.ts';
 import { VOICE_CATEGORIES, type IntegrationService, type VoiceCategory } from '../integrations/service.ts';
-import type { AuditChange, AuditService } from '../audit/service.ts';
-import { pageNewestFirst, type Page } from '../../core/cursor.ts';
-import { Errors } from '../../core/errors.ts';
+import type { AuditService } from '../audit/service.ts';
+import { decodeIntegerCursor, pageNewestFirst, toPage, type Page } from '../../core/cursor.ts';
+import { AppError, Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
+import type { TrafficSplit } from '../../db/schema/index.ts';
 import { AgentRepository, type LinkKind, type AgentRow, type NewAgentRow } from './repository.ts';
-import type { Agent, AgentSummary, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
+import { VERSIONED_FIELDS, type Agent, type AgentSummary, type AgentVersion, type CreateAgentBody, type UpdateAgentBody } from './schemas.ts';
+import { checkAnalysisSettings } from './analysis-settings.ts';
+import { checkTraffic, configOf, diffConfigs, pickVersion } from './versions.ts';
+import { AgentVersionRepository, type AgentVersionRow } from './versions-repository.ts';
+import { columns, toAgent, toAgentSummary } from './views.ts';
 
 // The full agent's schema, for the modules that answer it (the voice runtime's call configuration).
 export { Agent as AgentSchema } from './schemas.ts';
+export { toAgentSummary } from './views.ts';
 
 type AgentSummaryView = Static<typeof AgentSummary>;
 type AgentView = Static<typeof Agent>;
+type AgentVersionView = Static<typeof AgentVersion>;
 type CreateInput = Static<typeof CreateAgentBody>;
 type UpdateInput = Static<typeof UpdateAgentBody>;
+type ConfigInput = Omit<UpdateInput, 'traffic'>;
 /** The provider settings and the integrations named for them, as the checks read them. */
 type AgentRowProviders = Record<`${VoiceCategory}_provider`, string> & Partial<Record<`${VoiceCategory}_integration_id`, string | null>>;
-
-export function toAgentSummary(row: AgentRow): AgentSummaryView {
-  return {
-    agent_id: row.id,
-    agent_name: row.agentName,
-    language: row.language,
-    stt_provider: row.sttProvider,
-    tts_provider: row.ttsProvider,
-    llm_provider: row.llmProvider,
-    llm_model: row.llmModel,
-    recording_enabled: row.recordingEnabled,
-    created_at: iso(row.createdAt),
-    updated_at: iso(row.updatedAt),
-  };
-}
-
-/** Maps the API's field names onto columns; only the fields given are present. */
-function columns(input: Partial<CreateInput>): Partial<NewAgentRow> {
-  const out: Partial<NewAgentRow> = {};
-  if (input.agent_name !== undefined) out.agentName = input.agent_name;
-  if (input.language !== undefined) out.language = input.language.toUpperCase();
-  if (input.stt_provider !== undefined) out.sttProvider = input.stt_provider;
-  if (input.stt_model !== undefined) out.sttModel = input.stt_model;
-  if (input.tts_provider !== undefined) out.ttsProvider = input.tts_provider;
-  if (input.tts_model !== undefined) out.ttsModel = input.tts_model;
-  if (input.voice_id !== undefined) out.voiceId = input.voice_id;
-  if (input.llm_provider !== undefined) out.llmProvider = input.llm_provider;
-  if (input.llm_model !== undefined) out.llmModel = input.llm_model;
-  if (input.system_prompt !== undefined) out.systemPrompt = input.system_prompt;
-  if (input.first_message !== undefined) out.firstMessage = input.first_message;
-  if (input.temperature !== undefined) out.temperature = input.temperature;
-  if (input.max_call_duration_seconds !== undefined) out.maxCallDurationSeconds = input.max_call_duration_seconds;
-  if (input.recording_enabled !== undefined) out.recordingEnabled = input.recording_enabled;
-  if (input.stt_integration_id !== undefined) out.sttIntegrationId = input.stt_integration_id;
-  if (input.tts_integration_id !== undefined) out.ttsIntegrationId = input.tts_integration_id;
-  if (input.llm_integration_id !== undefined) out.llmIntegrationId = input.llm_integration_id;
-  if (input.interruptible !== undefined) out.interruptible = input.interruptible;
-  if (input.end_call_enabled !== undefined) out.endCallEnabled = input.end_call_enabled;
-  if (input.transfer_number !== undefined) out.transferNumber = input.transfer_number;
-  if (input.silence_timeout_seconds !== undefined) out.silenceTimeoutSeconds = input.silence_timeout_seconds;
-  return out;
-}
 
 export interface AgentDeps {
   db: Db;
   /** agent.created / updated / deleted, in the change's transaction. */
   outbox: EventOutbox;
-  /** agent.create / update / delete entries, in the same transaction. */
+  /** agent.create / update / restore / delete entries, in the same transaction. */
   audit: Pick<AuditService, 'record'>;
   /** Checks that an agent's *_integration_id can serve its provider setting. */
   integrations: Pick<IntegrationService, 'checkServesAgent'>;
 }
 
-const audited = (action: string, agentId: string, input: object): AuditChange =>
-  ({ action, resourceType: 'agent', resourceId: agentId, changedFields: Object.keys(input) });
+const toVersionView = (row: AgentVersionRow): AgentVersionView => ({
+  agent_id: row.agentId, version: row.version, config: row.config as AgentVersionView['config'], created_at: iso(row.createdAt), created_by: row.createdBy,
+});
+/** Who made a version: the user (an API key acts for its creator). */
+const authorOf = (ctx: RequestContext) => (ctx.actor.type === 'runtime' ? null : ctx.actor.userId);
 
 export class AgentService {
   readonly #db: Db;
@@ -99,18 +68,29 @@ export class AgentService {
     return row;
   }
 
+  /**
+   * The version a new call of the agent runs (extensions.md §12): the one place every path that
+   * creates a call asks. `callerKey` is the caller's number (the callee's for an outbound call), or
+   * the call's sid when there is none; read in the transaction that inserts the call.
+   */
+  async versionForCall(within: Executor, orgId: string, agentId: string, callerKey: string): Promise<number> {
+    return pickVersion(await this.requireAgent(orgId, agentId, { within }), callerKey);
+  }
+
   async create(ctx: RequestContext, input: CreateInput): Promise<AgentView> {
     return this.#db.transaction(async (tx) => {
       const repo = new AgentRepository(tx);
+      checkAnalysisSettings(input.analysis);
       const toolIds = await this.#checkLinks(repo, 'tools', ctx.orgId, input.tool_ids);
       const documentIds = await this.#checkLinks(repo, 'documents', ctx.orgId, input.documentation_ids);
       await this.#checkIntegrations(tx, ctx.orgId, input as AgentRowProviders);
       // Defaults come from the body schema; the casts only tell TypeScript they were applied.
-      const row = await repo.insert(ctx.orgId, { ...(columns(input) as NewAgentRow), id: newId('agent') });
+      const row = await repo.insert(ctx.orgId, { ...(columns(input) as NewAgentRow), id: newId('agent'), version: 1 });
       if (toolIds?.length) await repo.replaceLinks('tools', ctx.orgId, row.id, toolIds);
       if (documentIds?.length) await repo.replaceLinks('documents', ctx.orgId, row.id, documentIds);
       const agent = await this.#full(tx, row);
-      await this.#audit.record(tx, ctx, audited('agent.create', row.id, input));
+      await this.#keepVersion(tx, ctx, agent);
+      await this.#audit.record(tx, ctx, { action: 'agent.create', resourceType: 'agent', resourceId: row.id, changedFields: Object.keys(input) });
       await this.#outbox.emit(tx, ctx.orgId, 'agent.created', agent);
       return agent;
     });
@@ -121,32 +101,66 @@ export class AgentService {
   }
 
   async get(ctx: RequestContext, agentId: string): Promise<AgentView> {
-    const row = await new AgentRepository(this.#db).findById(ctx.orgId, agentId);
-    if (!row) throw Errors.notFound('Agent');
-    return this.#full(this.#db, row);
+    return this.#full(this.#db, await this.requireAgent(ctx.orgId, agentId));
   }
 
+  /**
+   * The agent as a call runs it: the configuration of `version` (the latest when null) over the
+   * agent's other fields, with `version` saying which.
+   */
+  async getAtVersion(ctx: RequestContext, agentId: string, version: number | null): Promise<AgentView> {
+    const agent = await this.get(ctx, agentId);
+    if (version === null || version === agent.version) return agent;
+    const kept = await new AgentVersionRepository(this.#db).find(ctx.orgId, agentId, version);
+    if (!kept) throw Errors.notFound(`Agent version ${version}`);
+    return { ...agent, ...(kept.config as Partial<AgentView>), version };
+  }
+
+  /** A configuration change makes a version; `traffic` alone is routing and makes none. */
   async update(ctx: RequestContext, agentId: string, input: UpdateInput): Promise<AgentView> {
+    const { traffic, ...config } = input;
     return this.#db.transaction(async (tx) => {
-      const repo = new AgentRepository(tx);
-      const current = await repo.findById(ctx.orgId, agentId, { forUpdate: true });
-      if (!current) throw Errors.notFound('Agent');
-      const toolIds = await this.#checkLinks(repo, 'tools', ctx.orgId, input.tool_ids);
-      const documentIds = await this.#checkLinks(repo, 'documents', ctx.orgId, input.documentation_ids);
-      // A provider changed under a named integration is checked too: the pair must still fit.
-      await this.#checkIntegrations(tx, ctx.orgId, {
-        stt_provider: input.stt_provider ?? current.sttProvider, tts_provider: input.tts_provider ?? current.ttsProvider, llm_provider: input.llm_provider ?? current.llmProvider,
-        stt_integration_id: input.stt_integration_id === undefined ? current.sttIntegrationId : input.stt_integration_id,
-        tts_integration_id: input.tts_integration_id === undefined ? current.ttsIntegrationId : input.tts_integration_id,
-        llm_integration_id: input.llm_integration_id === undefined ? current.llmIntegrationId : input.llm_integration_id,
-      });
-      const row = (await repo.update(ctx.orgId, agentId, columns(input)))!;
-      if (toolIds) await repo.replaceLinks('tools', ctx.orgId, agentId, toolIds);
-      if (documentIds) await repo.replaceLinks('documents', ctx.orgId, agentId, documentIds);
-      const agent = await this.#full(tx, row);
-      await this.#audit.record(tx, ctx, audited('agent.update', agentId, input));
-      await this.#outbox.emit(tx, ctx.orgId, 'agent.updated', agent);
-      return agent;
+      const current = await this.requireAgent(ctx.orgId, agentId, { within: tx, lock: true });
+      return this.#change(tx, ctx, current, config, traffic, 'agent.update', Object.keys(input));
+    });
+  }
+
+  async listVersions(ctx: RequestContext, agentId: string, query: { page_size: number; cursor?: string }): Promise<Page<AgentVersionView>> {
+    await this.requireAgent(ctx.orgId, agentId);
+    const before = query.cursor ? decodeIntegerCursor(query.cursor, 1).value : undefined;
+    const rows = await new AgentVersionRepository(this.#db).list(ctx.orgId, agentId, query.page_size + 1, before);
+    return toPage(rows, query.page_size, (r) => ({ value: r.version, id: r.agentId }), toVersionView);
+  }
+
+  async getVersion(ctx: RequestContext, agentId: string, version: number): Promise<AgentVersionView> {
+    return toVersionView(await this.#requireVersion(this.#db, ctx.orgId, agentId, version));
+  }
+
+  /** What changed from `against` to `version`. */
+  async diffVersions(ctx: RequestContext, agentId: string, version: number, against: number): Promise<{ changes: ReturnType<typeof diffConfigs> }> {
+    const to = await this.#requireVersion(this.#db, ctx.orgId, agentId, version);
+    const from = await this.#requireVersion(this.#db, ctx.orgId, agentId, against);
+    return { changes: diffConfigs(from.config, to.config) };
+  }
+
+  /**
+   * A new version equal to `version`, and the agent's fields set to it. A rollback, so the split is
+   * cleared: the restored configuration takes every new call at once.
+   */
+  async restore(ctx: RequestContext, agentId: string, version: number): Promise<AgentView> {
+    return this.#db.transaction(async (tx) => {
+      const current = await this.requireAgent(ctx.orgId, agentId, { within: tx, lock: true });
+      const kept = await this.#requireVersion(tx, ctx.orgId, agentId, version);
+      // A field added after that version keeps its current value (the version never had one).
+      const config = Object.fromEntries(VERSIONED_FIELDS.filter((f) => kept.config[f] !== undefined).map((f) => [f, kept.config[f]])) as ConfigInput;
+      try {
+        return await this.#change(tx, ctx, current, config, null, 'agent.restore', diffConfigs(configOf(await this.#full(tx, current)), kept.config).map((c) => c.field));
+      } catch (err) {
+        if (err instanceof AppError && err.status === 404) {
+          throw Errors.conflict('version_not_restorable', `Version ${version} cannot be restored: ${err.message}`, { cause: err });
+        }
+        throw err;
+      }
     });
   }
 
@@ -161,9 +175,51 @@ export class AgentService {
         throw Errors.conflict('agent_has_phone_numbers', `The agent has ${numbers.length} assigned phone number(s); unassign them first`);
       }
       await repo.delete(ctx.orgId, agentId);
-      await this.#audit.record(tx, ctx, audited('agent.delete', agentId, {}));
+      await this.#audit.record(tx, ctx, { action: 'agent.delete', resourceType: 'agent', resourceId: agentId, changedFields: [] });
       await this.#outbox.emit(tx, ctx.orgId, 'agent.deleted', { agent_id: agentId });
     });
+  }
+
+  /**
+   * Applies a change to the locked agent `current`: its configuration (a new version, numbered after
+   * the latest: the row lock makes concurrent changes take turns, so numbers never repeat or skip)
+   * and its split (undefined: unchanged). Audited and announced in the same transaction.
+   */
+  async #change(tx: Executor, ctx: RequestContext, current: AgentRow, input: ConfigInput, traffic: TrafficSplit[] | null | undefined, action: string, changed: string[]): Promise<AgentView> {
+    const repo = new AgentRepository(tx);
+    const orgId = ctx.orgId;
+    checkAnalysisSettings(input.analysis);
+    const toolIds = await this.#checkLinks(repo, 'tools', orgId, input.tool_ids);
+    const documentIds = await this.#checkLinks(repo, 'documents', orgId, input.documentation_ids);
+    // A provider changed under a named integration is checked too: the pair must still fit.
+    await this.#checkIntegrations(tx, orgId, {
+      stt_provider: input.stt_provider ?? current.sttProvider, tts_provider: input.tts_provider ?? current.ttsProvider, llm_provider: input.llm_provider ?? current.llmProvider,
+      stt_integration_id: input.stt_integration_id === undefined ? current.sttIntegrationId : input.stt_integration_id,
+      tts_integration_id: input.tts_integration_id === undefined ? current.ttsIntegrationId : input.tts_integration_id,
+      llm_integration_id: input.llm_integration_id === undefined ? current.llmIntegrationId : input.llm_integration_id,
+    });
+    const configured = Object.keys(input).length > 0;
+    const version = configured ? current.version + 1 : current.version;
+    const split = traffic === undefined ? {} : { traffic: checkTraffic(traffic, version) };
+    const row = (await repo.update(orgId, current.id, { ...columns(input), ...split, version }))!;
+    if (toolIds) await repo.replaceLinks('tools', orgId, current.id, toolIds);
+    if (documentIds) await repo.replaceLinks('documents', orgId, current.id, documentIds);
+    const agent = await this.#full(tx, row);
+    if (configured) await this.#keepVersion(tx, ctx, agent);
+    await this.#audit.record(tx, ctx, { action, resourceType: 'agent', resourceId: current.id, changedFields: changed });
+    await this.#outbox.emit(tx, orgId, 'agent.updated', agent);
+    return agent;
+  }
+
+  async #keepVersion(tx: Executor, ctx: RequestContext, agent: AgentView): Promise<void> {
+    await new AgentVersionRepository(tx).insert(ctx.orgId, { agentId: agent.agent_id, version: agent.version, config: configOf(agent), createdBy: authorOf(ctx) });
+  }
+
+  async #requireVersion(db: Executor, orgId: string, agentId: string, version: number): Promise<AgentVersionRow> {
+    await this.requireAgent(orgId, agentId, { within: db });
+    const row = await new AgentVersionRepository(db).find(orgId, agentId, version);
+    if (!row) throw Errors.notFound(`Agent version ${version}`);
+    return row;
   }
 
   async #checkIntegrations(tx: Executor, orgId: string, agent: AgentRowProviders): Promise<void> {
@@ -188,26 +244,6 @@ export class AgentService {
     const toolIds = await repo.linkedIds('tools', row.clientId, row.id);
     const documentIds = await repo.linkedIds('documents', row.clientId, row.id);
     const phoneNumberIds = await repo.phoneNumberIds(row.clientId, row.id);
-    return {
-      ...toAgentSummary(row),
-      client_id: row.clientId,
-      stt_model: row.sttModel,
-      tts_model: row.ttsModel,
-      voice_id: row.voiceId,
-      system_prompt: row.systemPrompt,
-      first_message: row.firstMessage,
-      temperature: row.temperature,
-      max_call_duration_seconds: row.maxCallDurationSeconds,
-      tool_ids: toolIds,
-      documentation_ids: documentIds,
-      phone_number_ids: phoneNumberIds,
-      stt_integration_id: row.sttIntegrationId,
-      tts_integration_id: row.ttsIntegrationId,
-      llm_integration_id: row.llmIntegrationId,
-      interruptible: row.interruptible,
-      end_call_enabled: row.endCallEnabled,
-      transfer_number: row.transferNumber,
-      silence_timeout_seconds: row.silenceTimeoutSeconds,
-    };
+    return toAgent(row, { toolIds, documentIds, phoneNumberIds });
   }
 }

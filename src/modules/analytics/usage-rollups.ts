@@ -13,6 +13,8 @@ export interface UsageCall {
   /** The organization's number of the call: the called number inbound, the caller's outbound. */
   phoneNumber: string | null;
   campaignId: string | null;
+  /** The version of its agent the call ran (null: unknown). */
+  agentVersion: number | null;
   /** Its start, else its creation: the bucket it counts in. */
   at: Date;
   durationSeconds: number;
@@ -36,7 +38,7 @@ function latencyCounts(latenciesMs: number[], sign: 1 | -1): number[] {
   return counts;
 }
 
-export const USAGE_DIMENSIONS = ['none', 'phone_number', 'end_reason', 'campaign'] as const;
+export const USAGE_DIMENSIONS = ['none', 'phone_number', 'end_reason', 'campaign', 'agent_version'] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 /**
@@ -45,7 +47,8 @@ export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
  * With `sign` -1 it takes back what adding the same call put there (a late report replaces it).
  */
 export async function addCallToUsage(db: Executor, orgId: string, call: UsageCall, sign: 1 | -1 = 1): Promise<void> {
-  const values: Record<UsageDimension, string> = { none: '', phone_number: call.phoneNumber ?? '', end_reason: call.endReason ?? '', campaign: call.campaignId ?? '' };
+  const values: Record<UsageDimension, string> = { none: '', phone_number: call.phoneNumber ?? '', end_reason: call.endReason ?? '', campaign: call.campaignId ?? '',
+    agent_version: call.agentVersion === null ? '' : String(call.agentVersion) };
   const b = call.breakdown ?? { stt: 0, llm: 0, tts: 0, telephony: 0, platform: 0 };
   const bin = durationBin(call.durationSeconds);
   const latency = `{${latencyCounts(call.latenciesMs, sign).join(',')}}`;

@@ -6,7 +6,7 @@ export const USAGE_METRICS = ['calls', 'duration_seconds', 'duration_p50', 'dura
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 
 /** The group_by values backed by rollups, and the name each gives its group's field. */
-export const GROUP_FIELDS = { agent: 'agent_id', phone_number: 'phone_number', status: 'status', end_reason: 'end_reason', call_type: 'call_type', campaign: 'campaign_id' } as const;
+export const GROUP_FIELDS = { agent: 'agent_id', phone_number: 'phone_number', status: 'status', end_reason: 'end_reason', call_type: 'call_type', campaign: 'campaign_id', agent_version: 'agent_version' } as const;
 
 export const UsageQuery = Type.Object(
   {
@@ -16,7 +16,7 @@ export const UsageQuery = Type.Object(
     timezone: Type.String({ default: 'UTC', minLength: 1, maxLength: 64, description: 'IANA time zone of the buckets' }),
     group_by: Type.Optional(Type.String({
       pattern: `^(${Object.keys(GROUP_FIELDS).join('|')}|metadata\\..{1,64})$`,
-      description: 'agent, phone_number (the organization\'s number: called inbound, calling outbound), status, end_reason, call_type, campaign, or metadata.<key> (the top-level value as text)',
+      description: 'agent, phone_number (the organization\'s number: called inbound, calling outbound), status, end_reason, call_type, campaign, agent_version (the version of the agent the call ran, as text), or metadata.<key> (the top-level value as text)',
     })),
     agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     call_type: Type.Optional(Type.Enum([...CALL_TYPES])),

@@ -172,7 +172,7 @@ export class UsageAnalytics {
         latency: { from: CALL_TURNS, bins: `${binSql('total_ms', LATENCY_SCALE)} AS lo, ARRAY[1] AS counts`, where: '' },
       };
     }
-    const dimension = groupBy === 'phone_number' || groupBy === 'end_reason' || groupBy === 'campaign' ? groupBy : 'none';
+    const dimension = groupBy === 'phone_number' || groupBy === 'end_reason' || groupBy === 'campaign' || groupBy === 'agent_version' ? groupBy : 'none';
     const column = { agent: 'agent_id', status: 'status', call_type: 'call_type' }[groupBy ?? ''] ?? (dimension === 'none' ? 'NULL::text' : "nullif(value, '')");
     return {
       from: 'call_usage_rollups', where: [`grain = ${next(grain)}`, `dimension = ${next(dimension)}`, ...filters], values, group: column, at: 'bucket', sums: ROLLUP_SUMS,

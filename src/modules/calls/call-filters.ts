@@ -23,6 +23,8 @@ export interface CallFilters {
   maxCost?: number;
   hasRecording?: boolean;
   campaignId?: string;
+  /** The version of its agent the call ran. */
+  agentVersion?: number;
   /** Top-level keys of `metadata` and the text their value must be. */
   metadata?: Array<[key: string, value: string]>;
   /** Web-search syntax over the transcript: words, "quoted phrases", -excluded words. */
@@ -60,7 +62,7 @@ export function callFiltersOf(input: CallFilterInput, area: 'querystring' | 'bod
     from: boundary(input.from, 'from', area), to: boundary(input.to, 'to', area),
     endReason: input.end_reason, billingStatus: input.billing_status, phoneNumber: input.phone_number,
     minDuration: input.min_duration, maxDuration: input.max_duration, minCost: input.min_cost, maxCost: input.max_cost,
-    hasRecording: input.has_recording, campaignId: input.campaign_id, q: input.q,
+    hasRecording: input.has_recording, campaignId: input.campaign_id, agentVersion: input.agent_version, q: input.q,
     metadata: metadata.length > 0 ? metadata.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : undefined,
   };
 }
@@ -86,6 +88,7 @@ const CONDITIONS: Array<[keyof CallFilters, Condition]> = [
   ['minCost', (p) => `total_cost >= ${p()}::numeric`],
   ['maxCost', (p) => `total_cost <= ${p()}::numeric`],
   ['campaignId', (p) => `campaign_id = ${p()}`],
+  ['agentVersion', (p) => `agent_version = ${p()}::int`],
   ['q', (p) => `transcript_search @@ ${searchQuery(p())}`],
 ];
 

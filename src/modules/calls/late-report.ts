@@ -30,7 +30,7 @@ export function costChanges(input: UpdateInput): Pick<Partial<NewCallRow>, 'cost
 export function usageOf(call: CallRow): UsageCall {
   return {
     agentId: call.agentId, at: call.startTime ?? call.createdAt, cost: call.totalCost ?? 0, durationSeconds: call.durationSeconds ?? 0,
-    callType: call.callType, status: call.status, endReason: call.endReason, campaignId: call.campaignId,
+    callType: call.callType, status: call.status, endReason: call.endReason, campaignId: call.campaignId, agentVersion: call.agentVersion,
     phoneNumber: call.callType === 'outbound' ? call.fromNumber : call.toNumber, breakdown: call.costBreakdown,
     latenciesMs: (call.transcript ?? []).flatMap((turn) => (turn.role === 'agent' && typeof turn.latency?.total_ms === 'number' ? [turn.latency.total_ms] : [])),
   };

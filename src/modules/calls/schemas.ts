@@ -202,6 +202,7 @@ export const CallFilterFields = {
   max_cost: Bound('Credits, at most (calls without a cost are left out)'),
   has_recording: Type.Optional(Type.Boolean({ description: 'Only calls with (true) or without (false) a stored recording' })),
   campaign_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Calls placed by this campaign' })),
+  agent_version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Calls that ran this version of their agent (best with agent_id)' })),
   q: Type.Optional(Type.String({
     minLength: 1, maxLength: 500,
     description: 'Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet`',

@@ -45,6 +45,11 @@ export function checkMetadata(metadata: Record<string, unknown> | undefined): vo
   }
 }
 
+/** Whom a call's version stays with (extensions.md §12): the other party's number, else the call itself. */
+function callerKey(row: NewCallRow): string {
+  const other = row.callType === 'outbound' ? row.toNumber : row.fromNumber;
+  return other || row.callSid;
+}
 
 /**
  * Told, inside the transaction that ends a call, that the call reached a final status (once per
@@ -153,7 +158,8 @@ export class CallService {
   async openCall(tx: Executor, orgId: string, row: NewCallRow, whenFull: 'refuse' | 'record_failed' = 'refuse'): Promise<{ call: CallRow; admitted: boolean }> {
     const { admitted, limit } = await this.#deps.limits.admitCall(tx, orgId);
     if (!admitted && whenFull === 'refuse') throw Errors.concurrencyLimit(limit, CONCURRENCY_RETRY_AFTER_SECONDS);
-    const created = await new CallRepository(tx).insert(orgId, { ...row, status: admitted ? row.status : 'queued' });
+    const agentVersion = row.agentVersion ?? await this.#deps.agents.versionForCall(tx, orgId, row.agentId, callerKey(row));
+    const created = await new CallRepository(tx).insert(orgId, { ...row, agentVersion, status: admitted ? row.status : 'queued' });
     if (!created) throw Errors.conflict('call_exists', `A call with call_sid ${row.callSid} already exists`);
     await this.#deps.outbox.emit(tx, orgId, 'call.created', toCall(created), { agentId: created.agentId });
     if (admitted) return { call: created, admitted };
@@ -173,8 +179,9 @@ export class CallService {
   /** Creates a campaign's call in the caller's transaction; the agent is read (and its name copied) there too. */
   async createCampaignCall(within: Executor, orgId: string, call: CampaignCall): Promise<void> {
     const agent = await this.#deps.agents.requireAgent(orgId, call.agentId, { within });
+    const agentVersion = await this.#deps.agents.versionForCall(within, orgId, agent.id, call.toNumber);
     const row = await new CallRepository(within).insert(orgId, {
-      callSid: call.callSid, agentId: agent.id, agentName: agent.agentName, callType: 'outbound', status: 'queued',
+      callSid: call.callSid, agentId: agent.id, agentName: agent.agentName, agentVersion, callType: 'outbound', status: 'queued',
       toNumber: call.toNumber, fromNumber: call.fromNumber, recordingEnabled: agent.recordingEnabled, campaignId: call.campaignId,
     });
     if (!row) throw new Error(`call ${call.callSid} already exists`);

@@ -31,7 +31,7 @@ export class RuntimeService {
 
   async callConfiguration(ctx: RequestContext, callSid: string): Promise<RuntimeCallView> {
     const call = await this.#deps.calls.get(ctx, callSid);
-    const agent = await this.#agentOf(ctx, call.agent_id);
+    const agent = await this.#agentOf(ctx, call.agent_id, call.agent_version);
     const providers = {} as RuntimeCallView['providers'];
     for (const category of VOICE_CATEGORIES) providers[category] = await this.#provider(ctx.orgId, category, agent);
     const tools = [];
@@ -44,14 +44,17 @@ export class RuntimeService {
 
   async callTool(ctx: RequestContext, callSid: string, toolName: string, args: Record<string, unknown>): Promise<Static<typeof RuntimeToolResult>> {
     const call = await this.#deps.calls.get(ctx, callSid);
-    const agent = await this.#agentOf(ctx, call.agent_id);
+    const agent = await this.#agentOf(ctx, call.agent_id, call.agent_version);
     return this.#deps.tools.invokeForAgent(ctx.orgId, agent.tool_ids, toolName, args);
   }
 
-  /** The call's agent; a token names the agent too, and a call and token that disagree are refused. */
-  async #agentOf(ctx: RequestContext, agentId: string): Promise<Agent> {
+  /**
+   * The call's agent at the call's version (its tools included: a later edit does not change a call
+   * already routed); a token names the agent too, and a call and token that disagree are refused.
+   */
+  async #agentOf(ctx: RequestContext, agentId: string, version: number | null): Promise<Agent> {
     if (ctx.call && ctx.call.agentId !== agentId) throw Errors.scopeMissing("another agent's configuration");
-    return this.#deps.agents.get(ctx, agentId);
+    return this.#deps.agents.getAtVersion(ctx, agentId, version);
   }
 
   async #provider(orgId: string, category: VoiceCategory, agent: Agent): Promise<RuntimeCallView['providers'][VoiceCategory]> {

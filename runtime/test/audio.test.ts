@@ -140,6 +140,14 @@ describe('WAV', () => {
 });
 
 describe('StereoRecorder', () => {
+  it('cuts a frame that arrived in the call\'s last 20 ms at the call\'s end', () => {
+    const recorder = new StereoRecorder(8000);
+    recorder.addCaller(990, samplesToPcm16(Int16Array.from({ length: 160 }, () => 500)), { encoding: 'pcm16', sampleRate: 8000 });
+    const wav = decodeWav(recorder.toWav(1000));
+    assert.equal(wav.samples.length / 2, 8000, 'exactly one second');
+    assert.equal(wav.samples[7999 * 2], 500, 'the frame\'s first 10 ms are kept');
+  });
+
   it('puts a caller frame at 1000 ms on the left, an agent frame at 1500 ms on the right, silence elsewhere, as long as the call', () => {
     const recorder = new StereoRecorder(8000);
     const format = { encoding: 'pcm16' as const, sampleRate: 8000 };

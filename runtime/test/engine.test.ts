@@ -45,23 +45,28 @@ test('greets first, then answers a spoken question sentence by sentence, with la
   ]);
   assert.deepEqual(request.tools, ['end_call'], 'no transfer number and no documents: only end_call is built in');
 
+  // The VAD ends the turn after the speech, not at some timeout: well before another utterance's length.
   const flushAfterSpeech = providers.flushes[0]! - speechEnd;
-  assert.ok(flushAfterSpeech >= 0 && flushAfterSpeech < 900, `the VAD ended the turn ${flushAfterSpeech} ms after the speech`);
+  assert.ok(flushAfterSpeech >= 0 && flushAfterSpeech < 2000, `the VAD ended the turn ${flushAfterSpeech} ms after the speech`);
 
   const turns = final.transcript!;
   assert.deepEqual(turns.map((t) => t.role), ['agent', 'user', 'agent']);
   assert.equal(turns[2]!.text, 'Of course. Dr. Smith has a slot at 10.30 tomorrow. Does that work?');
   assert.equal(turns[2]!.interrupted, undefined);
   assert.ok(turns[1]!.end_seconds > turns[1]!.start_seconds && turns[2]!.start_seconds >= turns[1]!.end_seconds);
+  // Each stage against the fakes' own clock (when each was asked and answered), not against fixed
+  // bounds: a loaded machine stretches both alike. The lower bounds are the fakes' fixed delays
+  // (less a millisecond of timer rounding), so a stage that was not waited for cannot pass.
   const latency = turns[2]!.latency!;
-  assert.ok(latency.stt_ms >= 150 && latency.stt_ms < 300, `stt_ms ${latency.stt_ms}`);
-  assert.ok(latency.llm_first_token_ms >= 250 && latency.llm_first_token_ms < 400, `llm ${latency.llm_first_token_ms}`);
-  assert.ok(latency.tts_first_byte_ms >= 120 && latency.tts_first_byte_ms < 300, `tts ${latency.tts_first_byte_ms}`);
+  const near = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) <= 25, `${what}: ${actual} ms, the fakes saw ${Math.round(expected)} ms`);
+  assert.ok(latency.stt_ms >= 149 && latency.llm_first_token_ms >= 249 && latency.tts_first_byte_ms >= 119, JSON.stringify(latency));
+  near(latency.stt_ms, providers.sttFinals[0]! - providers.flushes[0]!, 'stt_ms');
+  near(latency.llm_first_token_ms, providers.llmFirstTexts[0]! - providers.llmRequests[0]!.at, 'llm_first_token_ms');
+  near(latency.tts_first_byte_ms, providers.ttsFirstBytes[1]! - providers.ttsRequests[1]!, 'tts_first_byte_ms');
   assert.ok(latency.total_ms >= latency.stt_ms + latency.llm_first_token_ms + latency.tts_first_byte_ms - 5, `total ${latency.total_ms}`);
   // Independently: the first agent frame after the question went out total_ms after the turn's end was decided.
   const firstAnswerFrame = line.agentFrames.find((f) => f.at > providers.flushes[0]!)!;
-  const measured = firstAnswerFrame.at - providers.flushes[0]!;
-  assert.ok(Math.abs(measured - latency.total_ms) < 40, `measured ${measured} vs total_ms ${latency.total_ms}`);
+  near(latency.total_ms, firstAnswerFrame.at - providers.flushes[0]!, 'total_ms');
   assert.equal(final.latency_p50_ms, latency.total_ms);
   assert.equal(final.latency_p95_ms, latency.total_ms);
 
@@ -140,7 +145,7 @@ test('with recording_enabled, a stereo WAV as long as the call: the caller left,
   assert.equal(wav.readUInt32LE(24), 8000);
   assert.equal(wav.readUInt16LE(34), 16);
   const frames = wav.readUInt32LE(40) / 4;
-  assert.ok(Math.abs(frames / 8000 - report.duration_seconds!) < 0.01, 'as long as the call');
+  assert.ok(Math.abs(frames / 8000 - report.duration_seconds!) < 0.01, `as long as the call: ${frames / 8000} s recorded, ${report.duration_seconds} s reported`);
   const energy = (channel: 0 | 1, fromS: number, toS: number) => {
     let sum = 0;
     const from = Math.floor(fromS * 8000), to = Math.min(frames, Math.floor(toS * 8000));

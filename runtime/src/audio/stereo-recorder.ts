@@ -43,9 +43,12 @@ export class StereoRecorder {
     this.agent.place(this.position(offsetMs), this.decode(audio, format));
   }
 
-  /** The recording as a 16-bit stereo WAV, at least `durationMs` long. */
+  /**
+   * The recording as a 16-bit stereo WAV exactly `durationMs` long when given (a frame that arrived in
+   * the call's last 20 ms would otherwise run past its end), else as long as the longer side.
+   */
   toWav(durationMs = 0): Buffer {
-    const length = Math.max(this.position(durationMs), this.caller.length, this.agent.length);
+    const length = durationMs > 0 ? this.position(durationMs) : Math.max(this.caller.length, this.agent.length);
     const interleaved = new Int16Array(length * 2);
     const left = this.caller.samples;
     const right = this.agent.samples;

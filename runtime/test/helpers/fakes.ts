@@ -38,6 +38,11 @@ export class FakeProviders implements Providers {
   ttsError: ProviderError | null = null;
   readonly llmRequests: { messages: ChatMessage[]; tools: string[]; at: number }[] = [];
   readonly flushes: number[] = [];
+  /** When each flush answered, each LLM stream gave its first text, each TTS its first audio, each TTS was asked: the fakes' own clock, to check the engine's latency against. */
+  readonly sttFinals: number[] = [];
+  readonly llmFirstTexts: number[] = [];
+  readonly ttsFirstBytes: number[] = [];
+  readonly ttsRequests: number[] = [];
   readonly ttsTexts: string[] = [];
   sttOptions: SttOptions | null = null;
   sttSeconds = 0;
@@ -72,6 +77,7 @@ export class FakeProviders implements Providers {
         flush: async () => {
           this.flushes.push(performance.now());
           await sleep(this.sttFinalMs);
+          this.sttFinals.push(performance.now());
           return this.sttTexts.shift() ?? '';
         },
         audioSeconds: () => this.sttSeconds,
@@ -84,15 +90,17 @@ export class FakeProviders implements Providers {
     stream: (request: LlmRequest): AsyncIterable<LlmChunk> => {
       this.llmRequests.push({ messages: structuredClone(request.messages), tools: request.tools.map((t) => t.name), at: performance.now() });
       const step = this.llmScript.shift() ?? { text: ['I am not sure.'] };
+      const firstTexts = this.llmFirstTexts;
       return (async function* () {
         await sleep(step.firstTokenMs ?? 250);
         if (step.fail) throw step.fail;
         let first = true;
         for (const text of step.text ?? []) {
           if (!first) await sleep(step.chunkMs ?? 30);
-          first = false;
           if (request.signal.aborted) return;
+          if (first) firstTexts.push(performance.now());
           yield { type: 'text', text } as LlmChunk;
+          first = false;
         }
         for (const [index, call] of (step.toolCalls ?? []).entries()) {
           yield { type: 'tool_call', call: { id: `call_${index}`, name: call.name, arguments: call.arguments } } as LlmChunk;
@@ -107,6 +115,8 @@ export class FakeProviders implements Providers {
       if (this.ttsError) throw this.ttsError;
       this.ttsTexts.push(request.text);
       const requestedAt = performance.now(); // the first byte comes ttsFirstByteMs after the request, however long speaking took
+      this.ttsRequests.push(requestedAt);
+      const firstBytes = this.ttsFirstBytes;
       const pcm = await speechPcm(request.text, request.want.sampleRate);
       const audio = encodeFor(pcm, request.want);
       const firstByteMs = this.ttsFirstByteMs;
@@ -117,6 +127,7 @@ export class FakeProviders implements Providers {
           await sleep(Math.max(0, firstByteMs - (performance.now() - requestedAt)));
           for (let offset = 0; offset < audio.length; offset += chunkBytes) {
             if (request.signal.aborted) return;
+            if (offset === 0) firstBytes.push(performance.now());
             yield audio.subarray(offset, offset + chunkBytes);
             await sleep(5);
           }

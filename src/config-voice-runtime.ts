@@ -3,7 +3,7 @@ import { ConfigError, integer, url, type Env } from './config-readers.ts';
 
 /**
  * Provider prices in credits, what the voice runtime prices a call's `cost_breakdown` with
- * (extensions.md §10). The defaults are listed in the README; PRICES_FILE replaces any of them.
+ * (extensions.md §10). The defaults are listed in docs/runtime.md ("Prices"); PRICES_FILE replaces any of them.
  */
 export interface Prices {
   stt_per_minute: number;

@@ -17,7 +17,7 @@ declare module 'fastify' {
   }
 }
 
-/** PRICES_FILE's names (README, "Prices") as the runtime's engine names them. */
+/** PRICES_FILE's names (docs/runtime.md, "Prices") as the runtime's engine names them. */
 export function runtimePrices(prices: Prices): RuntimePrices {
   return {
     stt_per_minute: prices.stt_per_minute,

@@ -80,7 +80,7 @@ describe('configuration guards', () => {
       fs.writeFileSync(at, text);
       return at;
     };
-    // The README's defaults.
+    // The defaults docs/runtime.md lists under "Prices".
     assert.deepEqual(loadConfig({}).runtime.prices, { stt_per_minute: 0.5, llm_per_1k_input_tokens: 0.05, llm_per_1k_output_tokens: 0.2, tts_per_1k_characters: 5, telephony_per_minute: 1.5 });
     const prices = loadConfig({ PRICES_FILE: file('ok.json', '{"stt_per_minute": 0.8, "telephony_per_minute": 2}') }).runtime.prices;
     assert.deepEqual(prices, { stt_per_minute: 0.8, llm_per_1k_input_tokens: 0.05, llm_per_1k_output_tokens: 0.2, tts_per_1k_characters: 5, telephony_per_minute: 2 });

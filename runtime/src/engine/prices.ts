@@ -1,6 +1,6 @@
 /**
  * Default prices in credits (1 credit = 1 cent at the default CREDITS_PER_DOLLAR of 100). The server
- * replaces them with `PRICES_FILE`; the README ("Voice runtime", "Prices") lists these defaults, so
+ * replaces them with `PRICES_FILE`; docs/runtime.md ("Prices") lists these defaults, so
  * keep both in step.
  */
 import type { CostBreakdown } from '../platform/call-platform.ts';

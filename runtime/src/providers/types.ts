@@ -2,7 +2,7 @@
  * The contract between the conversation engine and the provider adapters. The engine knows no
  * vendor: it asks an STT stream for the caller's words, an LLM for a streamed answer with tool
  * calls, and a TTS for audio, each through these interfaces; each adapter speaks one vendor's
- * documented wire protocol (see ../../README.md, "Providers").
+ * documented wire protocol (see runtime/README.md, "Providers").
  */
 
 /** Mono audio as it travels: 8-bit μ-law or 16-bit little-endian signed PCM, at a sample rate. */

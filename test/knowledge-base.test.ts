@@ -142,6 +142,31 @@ describe('knowledge base: text documents, listing, search and isolation', () => 
     assert.equal((await search(other, 'launch code pineapple')).json().data.length, 1);
   });
 
+  test('a query matching more chunks than the full-text pool still answers: the top k, each a match', async () => {
+    const { database } = await testEnv();
+    const org = await createOrg();
+    const { HashedEmbedder } = await import('../src/adapters/embedding/embedder.ts');
+    const { FULL_TEXT_POOL } = await import('../src/modules/knowledge-base/repository.ts');
+    const { newDocumentId } = await import('../src/core/ids.ts');
+    const embedder = new HashedEmbedder();
+    const id = newDocumentId();
+    const count = FULL_TEXT_POOL + 200;
+    await database.pool.query(`INSERT INTO documents (id, client_id, name, type, format, size_bytes, processing_status, vector_count)
+      VALUES ($1, $2, 'Many', 'text', 'txt', 0, 'completed', $3)`, [id, org.orgId, count]);
+    const texts = Array.from({ length: count }, (_, i) => `weather report number ${i} for the coast`);
+    await database.pool.query(`INSERT INTO document_chunks (document_id, chunk_index, client_id, page, text, embedding)
+      SELECT $1, i - 1, $2, NULL, t, v::vector FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(t, v, i)`,
+    [id, org.orgId, texts, texts.map((t) => `[${embedder.embedOne(t).join(',')}]`)]);
+    const rare = await createTextDocument(org, 'Harbour', 'The harbour weather station closes at noon.');
+    await waitForProcessing(org, rare.documentation_id);
+
+    const common = (await search(org, 'weather coast', { top_k: 10 })).json().data;
+    assert.equal(common.length, 10);
+    assert.ok(common.every((hit: { text: string }) => hit.text.includes('weather') && hit.text.includes('coast')), JSON.stringify(common.slice(0, 2)));
+    // A rarer word among the common one: found by both halves, so first.
+    assert.equal((await search(org, 'harbour weather', { top_k: 5 })).json().data[0].documentation_id, rare.documentation_id);
+  });
+
   test('delete removes chunks; reprocess queues a new job and completes again', async () => {
     const { app, database } = await testEnv();
     const org = await createOrg();

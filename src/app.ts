@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './services.ts';
 import { registerAuth } from './core/auth/plugin.ts';
 import { registerErrorHandling } from './core/error-handler.ts';
+import { registerRequestLog } from './core/http/request-log.ts';
 import { registerSecurityHeaders } from './core/http/security-headers.ts';
 import { clientErrorHandler, frameworkErrors } from './core/http/framework-errors.ts';
 import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts.ts';
@@ -91,6 +92,8 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
+    // One line per request, on its answer (core/http/request-log.ts), instead of Fastify's two.
+    disableRequestLogging: true,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : requestIds();
@@ -109,6 +112,7 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorBody);
+  registerRequestLog(app);
   registerErrorHandling(app);
   acceptEmptyJsonBodies(app);
   // No operation takes text: a body sent as text/plain is 415 like any other unsupported type

@@ -34,7 +34,12 @@ describe('request log lines', () => {
       for (const secret of [signature, encodeURIComponent(signature), 'kidney-transplant', 'jane-doe-4711']) {
         assert.ok(!text.includes(secret), `the log holds ${secret}`);
       }
-      const urls = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'incoming request').map((l) => l.req.url as string);
+      const requestLines = lines.map((l) => JSON.parse(l)).filter((l) => l.req);
+      // One line per request (issue 33: Fastify's two lines cost throughput), with its status and time.
+      assert.deepEqual(requestLines.map((l) => l.msg), Array(3).fill('request completed'), 'three requests, three lines');
+      assert.deepEqual(requestLines.map((l) => l.res.statusCode), [200, 200, 200]);
+      assert.ok(requestLines.every((l) => typeof l.responseTime === 'number' && typeof l.reqId === 'string'));
+      const urls = requestLines.map((l) => l.req.url as string);
       const expires = link.searchParams.get('expires');
       // The route pattern, not the call's id; harmless values (organization, expiry, page size) stay.
       assert.ok(urls.includes(`/api/recordings/:call_sid?org=${org.orgId}&expires=${expires}&sig=[REDACTED]`), urls.join('\n'));

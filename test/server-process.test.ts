@@ -12,7 +12,7 @@ const run = promisify(execFile);
 
 /** The server as a newcomer starts it: the embedded database in a fresh DATA_DIR, nothing else. */
 function childEnv(dataDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug' }; // debug: the arrival of each request is logged (the SIGTERM test waits for it)
   delete env.DATABASE_URL;
   delete env.JWT_SECRET;
   return env;

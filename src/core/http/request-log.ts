@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
  */
 export function registerRequestLog(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
-    if (request.log.isLevelEnabled('debug')) request.log.debug({ req: request }, 'incoming request');
+    if (request.log.level === 'debug' || request.log.level === 'trace') request.log.debug({ req: request }, 'incoming request');
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');

@@ -39,9 +39,3 @@ export function newCallSid(): string {
 }
 
 export const idPattern = (prefix: IdPrefix) => `^${prefix}_[a-f0-9]{12}$`;
-export const DOCUMENT_ID_PATTERN = '^doc_[a-f0-9]{12,}$';
-export const CALL_SID_PATTERN = '^call_[A-Za-z0-9]+$';
-
-export function isId(prefix: IdPrefix, value: string): boolean {
-  return new RegExp(idPattern(prefix)).test(value);
-}

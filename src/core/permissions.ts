@@ -7,10 +7,6 @@ export type Role = (typeof ROLES)[number];
 
 const RANK: Record<Role, number> = { admin: 3, agent_manager: 2, user: 1 };
 
-export function roleRank(role: Role): number {
-  return RANK[role];
-}
-
 /** True when `role` is not above `ceiling` (a caller may grant or revoke up to its own role). */
 export function roleAtMost(role: Role, ceiling: Role): boolean {
   return RANK[role] <= RANK[ceiling];
@@ -75,10 +71,4 @@ export function hasPermission(role: Role, permission: string): boolean {
   const allowed = PERMISSIONS[permission];
   if (!allowed) throw new Error(`Unknown permission ${permission}`);
   return allowed.includes(role);
-}
-
-export function rolesFor(permission: string): readonly Role[] {
-  const allowed = PERMISSIONS[permission];
-  if (!allowed) throw new Error(`Unknown permission ${permission}`);
-  return allowed;
 }

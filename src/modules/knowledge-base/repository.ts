@@ -41,10 +41,10 @@ export interface ChunkHit {
   score: number;
 }
 
-/** Documents, their chunks and their agents, for one organization at a time. */
 /** How many full-text matches are ranked at most (see search). */
-export const FULL_TEXT_POOL = 2000;
+export const FULL_TEXT_POOL = 500;
 
+/** Documents, their chunks and their agents, for one organization at a time. */
 export class DocumentRepository {
   readonly #db: Executor;
   constructor(db: Executor) {
@@ -119,9 +119,10 @@ export class DocumentRepository {
   /**
    * Hybrid search: the nearest chunks by cosine distance and the best full-text matches, each
    * ranked, fused by reciprocal rank (score = sum of 1 / (60 + rank)). The full-text side ranks at
-   * most FULL_TEXT_POOL matching chunks: a query of common words matches most of a large index, and
-   * ranking every match cost 0.7-3 s at 1M chunks (issue 33); past the pool, the first matches found
-   * are ranked and the vector side, which is never cut, carries the meaning.
+   * most FULL_TEXT_POOL matching chunks. A query of common words matches much of a large index, and
+   * ranking every match (each chunk's tsvector is TOASTed, so each costs reads) took 0.7-3 s at 1M
+   * chunks (issue 33); past the pool, the first matches found are ranked, and the vector side, which
+   * is never cut, carries the meaning.
    */
   async search(orgId: string, query: { text: string; embedding: number[]; agentId?: string; topK: number }): Promise<ChunkHit[]> {
     const candidates = Math.max(query.topK * 4, 40);

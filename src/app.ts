@@ -39,6 +39,7 @@ import { eventRoutes } from './modules/events/routes.ts';
 import { campaignRoutes } from './modules/campaigns/routes.ts';
 import { telephonyRoutes } from './modules/telephony/routes.ts';
 import { dialRoutes } from './modules/calls/dial-routes.ts';
+import { previewRoutes } from './modules/calls/preview-routes.ts';
 import { callExportRoutes } from './modules/calls/export-routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
 import { consoleRoutes } from './modules/console/routes.ts';
@@ -174,6 +175,7 @@ export async function buildApp(
   await app.register(campaignRoutes(services.campaigns));
   await app.register(telephonyRoutes(services.telephony));
   await app.register(dialRoutes(services.dialing));
+  await app.register(previewRoutes(services.previewSessions));
   await app.register(consoleRoutes());
   await registerVoiceRuntime(app, services);
 

@@ -97,7 +97,8 @@ export class CallSession {
       // Without the call's configuration there is nobody to report to: the carrier's status ends it.
       this.#o.logger?.error({ err: error }, 'runtime: the call could not be loaded');
       this.#ended = true;
-      this.#o.transport.close();
+      if (this.#o.transport.refuse) this.#o.transport.refuse('the call could not be loaded: its token was refused or the call is unknown');
+      else this.#o.transport.close();
       this.#resolve({ endReason: 'error', report: {} });
       return this.done;
     }

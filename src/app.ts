@@ -115,7 +115,8 @@ export async function buildApp(
   // No operation takes text: a body sent as text/plain is 415 like any other unsupported type
   // (Fastify's default text parser handed routes a string where they expect an object).
   app.removeContentTypeParser('text/plain');
-  registerSecurityHeaders(app);
+  // The console's "Talk to agent" opens the runtime's preview WebSocket, which may be on another host (RUNTIME_STREAM_URL's).
+  registerSecurityHeaders(app, { contentSecurityPolicy: { directives: { connectSrc: ["'self'", new URL(services.config.runtime.previewUrl).origin] } } });
   registerBodyWatchdog(app, services.config.http);
   registerInputGuards(app);
   await registerCompression(app);

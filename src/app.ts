@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Services } from './services.ts';
 import { registerAuth } from './core/auth/plugin.ts';
 import { registerErrorHandling } from './core/error-handler.ts';
-import { registerSecurityHeaders } from './core/http/security-headers.ts';
+import { previewSocketPolicy, registerSecurityHeaders } from './core/http/security-headers.ts';
 import { clientErrorHandler, frameworkErrors } from './core/http/framework-errors.ts';
 import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts.ts';
 import { createRequestLimiter } from './core/http/rate-limit.ts';
@@ -115,8 +115,7 @@ export async function buildApp(
   // No operation takes text: a body sent as text/plain is 415 like any other unsupported type
   // (Fastify's default text parser handed routes a string where they expect an object).
   app.removeContentTypeParser('text/plain');
-  // The console's "Talk to agent" opens the runtime's preview WebSocket, which may be on another host (RUNTIME_STREAM_URL's).
-  registerSecurityHeaders(app, { contentSecurityPolicy: { directives: { connectSrc: ["'self'", new URL(services.config.runtime.previewUrl).origin] } } });
+  registerSecurityHeaders(app, previewSocketPolicy(services.config.publicBaseUrl, services.config.runtime.previewUrl));
   registerBodyWatchdog(app, services.config.http);
   registerInputGuards(app);
   await registerCompression(app);

@@ -46,9 +46,7 @@ export function TalkPanel({ agentId }: { agentId: string }) {
     setError(null);
     dispatch({ type: 'connecting' });
     try {
-      const session = (await unwrap(api.POST('/api/agents/{agent_id}/preview-sessions', { params: { path: { agent_id: agentId } } }))).data;
-      dispatch({ type: 'session', callSid: session.call_sid });
-      const preview = new PreviewCall(session.websocket_url, {
+      const preview = new PreviewCall({
         event: (event: PreviewEvent) => dispatch({ type: 'event', event }),
         closed: ({ refused, reason }) => {
           if (refused) setError(new Error(`The voice runtime refused the call${reason ? `: ${reason}` : ''}`));
@@ -58,7 +56,11 @@ export function TalkPanel({ agentId }: { agentId: string }) {
         playback: ({ playedMs, receivedFrames }) => setPlayback({ playedMs, receivedFrames }),
       });
       call.current = preview;
-      await preview.start();
+      // The microphone first: the call (paid, and counted against the concurrency limit) only once it is allowed.
+      await preview.prepare();
+      const session = (await unwrap(api.POST('/api/agents/{agent_id}/preview-sessions', { params: { path: { agent_id: agentId } } }))).data;
+      dispatch({ type: 'session', callSid: session.call_sid });
+      await preview.connect(session.websocket_url);
       dispatch({ type: 'live' });
     } catch (err) {
       call.current?.stop();

@@ -26,7 +26,6 @@ const PCM_RATE = 16000;
 const FLUSH_ABOVE_MS = 250;
 
 export class PreviewCall {
-  readonly #url: string;
   readonly #handlers: PreviewCallHandlers;
   #context: AudioContext | null = null;
   #microphone: MediaStream | null = null;
@@ -38,13 +37,15 @@ export class PreviewCall {
   #phase = 0;
   #stopped = false;
 
-  constructor(websocketUrl: string, handlers: PreviewCallHandlers) {
-    this.#url = websocketUrl;
+  constructor(handlers: PreviewCallHandlers) {
     this.#handlers = handlers;
   }
 
-  /** Asks for the microphone, loads the worklets and connects; throws when the microphone is refused. */
-  async start(): Promise<void> {
+  /**
+   * Asks for the microphone and loads the worklets; throws when the microphone is refused. Done before
+   * the session is created, so a refused microphone leaves no call waiting for a browser that never comes.
+   */
+  async prepare(): Promise<void> {
     this.#microphone = await navigator.mediaDevices.getUserMedia({
       // Echo cancellation keeps the agent's voice from the speakers out of the microphone (it would barge in on itself).
       audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true },
@@ -60,8 +61,14 @@ export class PreviewCall {
     };
     player.connect(context.destination);
     this.#player = player;
+  }
 
-    const socket = new WebSocket(this.#url);
+  /** Connects to the session's WebSocket and starts sending the microphone. */
+  async connect(websocketUrl: string): Promise<void> {
+    const context = this.#context;
+    const player = this.#player;
+    if (!context || !player || !this.#microphone || this.#stopped) throw new Error('The preview call was stopped');
+    const socket = new WebSocket(websocketUrl);
     socket.binaryType = 'arraybuffer';
     this.#socket = socket;
     socket.onmessage = (message) => {

@@ -39,6 +39,7 @@ import { CampaignService } from './modules/campaigns/service.ts';
 import { TelephonyService } from './modules/telephony/service.ts';
 import { OutboundDialing } from './modules/telephony/dialing.ts';
 import { PreviewSessions } from './modules/calls/preview-sessions.ts';
+import { PreviewCallSweeper, previewSweepJobs } from './modules/calls/preview-sweep.ts';
 import { RecordingService } from './modules/calls/recordings.ts';
 import { callExportJobs, CallExportService } from './modules/calls/exports.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
@@ -308,6 +309,7 @@ export async function buildServices(config: Config, database: Database, options:
       ...idempotencyJobs(idempotency, log),
       ...campaignJobs(dialer, campaigns),
       ...callExportJobs(callExports),
+      ...previewSweepJobs(new PreviewCallSweeper({ db, calls })),
     ],
     async close() {
       await webhookDispatcher.stop();

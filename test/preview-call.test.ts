@@ -13,6 +13,7 @@ import { setConcurrencyLimit } from './helpers/limits.ts';
 import { freePort } from './helpers/net.ts';
 import { connectPreview } from './helpers/preview-client.ts';
 import { speechPcm } from '../runtime/test/helpers/speech.ts';
+import { PreviewCallSweeper } from '../src/modules/calls/preview-sweep.ts';
 
 /**
  * extensions.md §11 end to end: a preview session created through the API, the browser's WebSocket
@@ -187,5 +188,31 @@ describe('talking to an agent in the browser (preview sessions)', () => {
     assert.deepEqual([full.statusCode, full.json().code], [429, 'concurrency_limit']);
     const calls = await api(org, 'GET', '/api/calls?call_type=preview');
     assert.equal(calls.length, 1, 'only the admitted session made a call');
+  });
+
+  test('a lost preview call is ended error: never connected after 60 s (not_connected), or its runtime silent for 40 s (runtime_lost)', async () => {
+    const { database, services } = await testEnv();
+    const sweeper = new PreviewCallSweeper({ db: database.db, calls: services.calls });
+    const org = await createOrg();
+    await grantCredits(org.orgId, 10);
+    const agent = await createAgent(org);
+    const unconnected = (await preview(org, agent.agent_id)).json().data;
+    const talking = (await preview(org, agent.agent_id)).json().data;
+    // The runtime loaded the second call and reported it in progress with its token, then died.
+    const report = await app.inject({
+      method: 'PATCH', url: `/api/calls/${talking.call_sid}`, payload: { status: 'in_progress' },
+      headers: { authorization: `Bearer ${talking.token}`, 'x-organization-id': org.orgId },
+    });
+    assert.equal(report.statusCode, 200, report.body);
+    const at = (seconds: number) => new Date(Date.now() + seconds * 1000);
+    assert.deepEqual(await sweeper.sweep(at(0), org.orgId), [], 'nothing is lost yet');
+    assert.deepEqual(await sweeper.sweep(at(45), org.orgId), [talking.call_sid], 'silent for more than 40 s');
+    assert.deepEqual(await sweeper.sweep(at(65), org.orgId), [unconnected.call_sid], 'unconnected for more than 60 s');
+    const [first, second] = [await api(org, 'GET', `/api/calls/${unconnected.call_sid}`), await api(org, 'GET', `/api/calls/${talking.call_sid}`)];
+    assert.deepEqual([first.status, first.end_reason, first.error.provider, first.error.code], ['failed', 'error', 'runtime', 'not_connected']);
+    assert.deepEqual([second.status, second.end_reason, second.error.provider, second.error.code], ['failed', 'error', 'runtime', 'runtime_lost']);
+    // Their places under the concurrency limit are free again.
+    await setConcurrencyLimit(org.orgId, 1);
+    assert.equal((await preview(org, agent.agent_id)).statusCode, 201);
   });
 });

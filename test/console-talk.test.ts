@@ -53,9 +53,8 @@ describe('the console: talk to an agent in the browser', { skip: skipWithoutBrow
     return res.json().data;
   };
 
-  test('Talk to agent: the greeting heard, the question transcribed, the answer with its latency, End, then the call page', { timeout: 90_000 }, async () => {
+  test('Talk to agent: refused without credits (in the API\'s words), then the greeting heard, the question transcribed, the answer with its latency, End, then the call page', { timeout: 90_000 }, async () => {
     const { page, base, org } = s;
-    await grantCredits(org.orgId, 50);
     for (const [provider, url] of [['openai', llm.url], ['deepgram', stt.url], ['elevenlabs', tts.url]] as const) {
       await post('/api/integrations', { name: provider, provider, ...(provider === 'openai' ? { category: 'llm' } : {}), credentials: { api_key: KEY, base_url: url } });
     }
@@ -66,7 +65,11 @@ describe('the console: talk to an agent in the browser', { skip: skipWithoutBrow
 
     await page.goto(`${base}/agents/${agent.agent_id}`);
     const panel = page.getByTestId('talk-panel');
+    // Without credits the session is refused, and the panel says why in the API's words.
     await panel.getByRole('button', { name: 'Talk to agent' }).click();
+    await panel.getByRole('alert').getByText('The organization has no credits left to place a call; buy credits first').waitFor();
+    await grantCredits(org.orgId, 50);
+    await panel.getByRole('button', { name: 'Talk again' }).click();
     await panel.getByText('Hello, this is Acme.').waitFor({ timeout: 20_000 });
     // The agent's audio arrived as frames and went through the jitter buffer to the speakers.
     await waitForExpression(page, `Number(document.querySelector('[data-testid="talk-panel"]').dataset.playedMs) > 500`, 20_000);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { decodeWav } from '@switchboard/runtime';
 import { OpenAiStandin } from '../runtime/test/standins/openai.ts';
 import { DeepgramStandin } from '../runtime/test/standins/stt.ts';
 import { ElevenLabsStandin } from '../runtime/test/standins/tts.ts';
@@ -75,7 +76,7 @@ describe('talking to an agent in the browser (preview sessions)', () => {
     const longAnswer = 'Returns are free for thirty days. Keep the receipt with the parcel. Print the label from your account page. Drop the parcel at any post office. The refund follows within five working days.';
     const providers = await startProviders([{ text: 'We open at nine.' }, { text: longAnswer }]);
     try {
-      const { org, agentId } = await voiceOrg(providers, { first_message: 'Hello, this is Acme.' });
+      const { org, agentId } = await voiceOrg(providers, { first_message: 'Hello, this is Acme.', recording_enabled: true });
       const res = await preview(org, agentId);
       assert.equal(res.statusCode, 201, res.body);
       const session = res.json().data;
@@ -142,6 +143,17 @@ describe('talking to an agent in the browser (preview sessions)', () => {
       assert.ok(call.latency_p50_ms > 0);
       assert.equal(call.cost_breakdown.telephony, 0, 'a preview has no carrier minutes');
       assert.ok(call.cost_breakdown.llm > 0 && call.cost_breakdown.tts > 0 && call.cost_breakdown.stt > 0);
+      // With recording_enabled, the preview is recorded like a phone call: stereo 8 kHz, as long as the call.
+      for (const deadline = Date.now() + 10_000; !call.recording_url && Date.now() < deadline; call = await api(org, 'GET', `/api/calls/${session.call_sid}`)) await new Promise((r) => setTimeout(r, 100));
+      const download = await app.inject({ url: `/api/calls/${session.call_sid}/recording/download`, headers: asRole(org, 'user') });
+      assert.equal(download.statusCode, 200);
+      const wav = decodeWav(download.rawPayload);
+      assert.deepEqual([wav.channels, wav.sampleRate], [2, 8000]);
+      assert.ok(Math.abs(wav.samples.length / 2 / 8000 - call.duration_seconds) < 0.5, `recording ${wav.samples.length / 16000} s, call ${call.duration_seconds} s`);
+      const left = wav.samples.filter((_, i) => i % 2 === 0);
+      const right = wav.samples.filter((_, i) => i % 2 === 1);
+      const loud = (channel: Int16Array) => channel.reduce((n, v) => n + (Math.abs(v) > 1000 ? 1 : 0), 0);
+      assert.ok(loud(left) > 800 && loud(right) > 800, 'the user (left) and the agent (right) are both heard');
     } finally {
       await closeProviders(providers);
     }

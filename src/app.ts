@@ -6,7 +6,7 @@ import type { Services } from './services.ts';
 import { registerAuth } from './core/auth/plugin.ts';
 import { registerErrorHandling } from './core/error-handler.ts';
 import { registerRequestLog } from './core/http/request-log.ts';
-import { registerSecurityHeaders } from './core/http/security-headers.ts';
+import { previewSocketPolicy, registerSecurityHeaders } from './core/http/security-headers.ts';
 import { clientErrorHandler, frameworkErrors } from './core/http/framework-errors.ts';
 import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts.ts';
 import { createRequestLimiter } from './core/http/rate-limit.ts';
@@ -40,6 +40,7 @@ import { eventRoutes } from './modules/events/routes.ts';
 import { campaignRoutes } from './modules/campaigns/routes.ts';
 import { telephonyRoutes } from './modules/telephony/routes.ts';
 import { dialRoutes } from './modules/calls/dial-routes.ts';
+import { previewRoutes } from './modules/calls/preview-routes.ts';
 import { callExportRoutes } from './modules/calls/export-routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
 import { consoleRoutes } from './modules/console/routes.ts';
@@ -118,7 +119,7 @@ export async function buildApp(
   // No operation takes text: a body sent as text/plain is 415 like any other unsupported type
   // (Fastify's default text parser handed routes a string where they expect an object).
   app.removeContentTypeParser('text/plain');
-  registerSecurityHeaders(app);
+  registerSecurityHeaders(app, previewSocketPolicy(services.config.publicBaseUrl, services.config.runtime.previewUrl));
   registerBodyWatchdog(app, services.config.http);
   registerInputGuards(app);
   await registerCompression(app);
@@ -178,6 +179,7 @@ export async function buildApp(
   await app.register(campaignRoutes(services.campaigns));
   await app.register(telephonyRoutes(services.telephony));
   await app.register(dialRoutes(services.dialing));
+  await app.register(previewRoutes(services.previewSessions));
   await app.register(consoleRoutes());
   await registerVoiceRuntime(app, services);
 

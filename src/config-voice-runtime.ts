@@ -28,6 +28,11 @@ export interface VoiceRuntimeConfig {
   mode: RuntimeMode;
   /** The built-in runtime's carrier stream, `{PUBLIC_BASE_URL as ws/wss}/api/runtime/carrier_a/stream`. */
   builtInStreamUrl: string;
+  /**
+   * The runtime's preview WebSocket handed to browsers (extensions.md §11): on RUNTIME_STREAM_URL's host
+   * when runtimes are served elsewhere, else on PUBLIC_BASE_URL (as ws/wss), `/api/runtime/preview`.
+   */
+  previewUrl: string;
   /** Where a `switchboard runtime` process reaches the API (RUNTIME_API_URL, default PUBLIC_BASE_URL). */
   apiUrl: string;
   /** How long a stopping runtime lets its calls go on (RUNTIME_DRAIN_SECONDS). */
@@ -42,10 +47,22 @@ export function voiceRuntime(env: Env, publicBaseUrl: string): VoiceRuntimeConfi
   return {
     mode,
     builtInStreamUrl: `${publicBaseUrl.replace(/^http/, 'ws')}/api/runtime/carrier_a/stream`,
+    previewUrl: `${runtimeOrigin(env.RUNTIME_STREAM_URL) ?? publicBaseUrl.replace(/^http/, 'ws').replace(/\/+$/, '')}/api/runtime/preview`,
     apiUrl: (url(env, 'RUNTIME_API_URL') ?? publicBaseUrl).replace(/\/+$/, ''),
     drainSeconds: integer(env, 'RUNTIME_DRAIN_SECONDS', 600, 0, 86_400),
     prices: env.PRICES_FILE ? readPrices(env.PRICES_FILE) : { ...DEFAULT_PRICES },
   };
+}
+
+/** The origin (ws:// or wss://) of RUNTIME_STREAM_URL, where the runtimes serve their streams; its path is the carrier's. */
+function runtimeOrigin(streamUrl: string | undefined): string | undefined {
+  if (!streamUrl) return undefined;
+  try {
+    const origin = new URL(streamUrl);
+    return `${origin.protocol}//${origin.host}`;
+  } catch {
+    return undefined; // refused with its reason by the RUNTIME_STREAM_URL check
+  }
 }
 
 /** A JSON object of some of the prices' names with non-negative numbers; unknown names are refused (a typo must not price at the default silently). */

@@ -38,6 +38,8 @@ import { CampaignOutcomes } from './modules/campaigns/outcomes.ts';
 import { CampaignService } from './modules/campaigns/service.ts';
 import { TelephonyService } from './modules/telephony/service.ts';
 import { OutboundDialing } from './modules/telephony/dialing.ts';
+import { PreviewSessions } from './modules/calls/preview-sessions.ts';
+import { PreviewCallSweeper, previewSweepJobs } from './modules/calls/preview-sweep.ts';
 import { RecordingService } from './modules/calls/recordings.ts';
 import { callExportJobs, CallExportService } from './modules/calls/exports.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
@@ -122,6 +124,7 @@ export interface Services {
   telephony: TelephonyService;
   /** Places outbound calls: POST /api/calls/dial and every campaign call. */
   dialing: OutboundDialing;
+  previewSessions: PreviewSessions;
   /** Sign-in by e-mail link and console sessions. */
   sessions: SessionService;
   /** The job units the workers register (src/jobs/workers.ts). */
@@ -277,6 +280,7 @@ export async function buildServices(config: Config, database: Database, options:
     knowledgeBase: new KnowledgeBaseService({ database, queue, store: adapters.store, embedder: adapters.embedder, agents, audit }),
     calls,
     dialing,
+    previewSessions: new PreviewSessions({ db, calls, agents, billing, callTokens, audit, previewUrl: config.runtime.previewUrl }),
     telephony,
     recordings: new RecordingService({
       db, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl,
@@ -305,6 +309,7 @@ export async function buildServices(config: Config, database: Database, options:
       ...idempotencyJobs(idempotency, log),
       ...campaignJobs(dialer, campaigns),
       ...callExportJobs(callExports),
+      ...previewSweepJobs(new PreviewCallSweeper({ db, calls })),
     ],
     async close() {
       await webhookDispatcher.stop();

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { testEnv } from './helpers/env.ts';
-import { asRole, createOrg } from './helpers/fixtures.ts';
+import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
+import { asRole, createAgent, createOrg } from './helpers/fixtures.ts';
+import { grantCredits } from './helpers/calls.ts';
 
 // Helmet 8's documented defaults (helmetjs.github.io), written out: every answer carries them.
 const EXPECTED: Record<string, string> = {
@@ -33,6 +34,23 @@ describe('security headers', () => {
     for (const res of answers) {
       for (const [name, value] of Object.entries(EXPECTED)) assert.equal(res.headers[name], value, `${res.statusCode} ${name}`);
       assert.equal(res.headers['x-powered-by'], undefined);
+    }
+  });
+
+  test('runtimes on another host (RUNTIME_STREAM_URL): preview sessions point there, and the CSP lets the console connect to it', async () => {
+    const { tmpDir } = await testEnv();
+    const app = await buildTestApp(testConfig(tmpDir, { RUNTIME_STREAM_URL: 'wss://runtime.example.test/api/runtime/carrier_a/stream' }));
+    try {
+      const res = await app.inject({ url: '/api/health' });
+      assert.equal(res.headers['content-security-policy'], `${EXPECTED['content-security-policy']};connect-src 'self' wss://runtime.example.test`);
+      const org = await createOrg();
+      await grantCredits(org.orgId, 5);
+      const agent = await createAgent(org);
+      const session = await app.inject({ method: 'POST', url: `/api/agents/${agent.agent_id}/preview-sessions`, headers: asRole(org, 'admin') });
+      assert.equal(session.statusCode, 201, session.body);
+      assert.match(session.json().data.websocket_url, /^wss:\/\/runtime\.example\.test\/api\/runtime\/preview\?token=[\w.%-]+$/);
+    } finally {
+      await app.close();
     }
   });
 });

@@ -186,3 +186,16 @@ test('an LLM that fails mid-call ends the call error at once, never leaving the 
   assert.deepEqual(platform.final!.error, { provider: 'openai', code: 'rate_limited', message: 'OpenAI answered 429' });
   assert.deepEqual(platform.final!.transcript!.map((t) => t.role), ['agent', 'user']);
 });
+
+test('a preview (no carrier) reports while it lives, so the platform can end it if this process dies; a carrier call does not', async () => {
+  for (const telephony of [false, true]) {
+    const providers = new FakeProviders({ stt: [], llm: [] });
+    const { platform, session, done } = await startCall(agentConfig({ first_message: null }), providers, CARRIER_FORMAT, { telephony, heartbeatMs: 200 });
+    await sleep(1100);
+    const progress = platform.reports.filter((r) => r.status === undefined).length;
+    await session.end('user_hangup');
+    await done;
+    if (telephony) assert.equal(progress, 0, 'the carrier ends a carrier call');
+    else assert.ok(progress >= 3, `progress reports of a silent preview in 1.1 s at 200 ms: ${progress}`);
+  }
+});

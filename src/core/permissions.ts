@@ -42,6 +42,8 @@ function table(): Record<string, readonly Role[]> {
   permissions['calls:write'] = MANAGERS;
   // extensions.md §2: placing calls is for admins and agent managers.
   permissions['calls:dial'] = MANAGERS;
+  // extensions.md §11: talking to an agent in the browser (a preview call, paid from the credits).
+  permissions['agents:preview'] = MANAGERS;
   // extensions.md §4 names no role for exports: whoever reads the calls may take them out (a permission of
   // its own, so an API key's scopes can withhold bulk exports while allowing reads).
   permissions['calls:export'] = ALL;

@@ -10,12 +10,13 @@ export const browserAvailable = fs.existsSync(CHROMIUM);
 if (!browserAvailable && process.env.REQUIRE_BROWSER) throw new Error(`REQUIRE_BROWSER is set but there is no browser at ${CHROMIUM}`);
 export const skipWithoutBrowser = browserAvailable ? false : `no browser at ${CHROMIUM} (apt-get install chromium)`;
 
-export function launchChromium(): Promise<Browser> {
+/** `extraArgs`: e.g. the fake microphone of the "Talk to agent" test (`--use-file-for-fake-audio-capture`). */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required',
+      '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required', ...extraArgs,
     ],
   });
 }

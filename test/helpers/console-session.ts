@@ -21,7 +21,7 @@ export interface ConsoleSession {
 }
 
 /** The real server on a port, a new organization whose admin signed in to the console by an e-mailed link. */
-export async function signedInConsole(name: string, env: Record<string, string> = {}): Promise<ConsoleSession> {
+export async function signedInConsole(name: string, env: Record<string, string> = {}, chromiumArgs: string[] = []): Promise<ConsoleSession> {
   const { database, tmpDir } = await testEnv();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -30,7 +30,7 @@ export async function signedInConsole(name: string, env: Record<string, string> 
   const email = uniqueEmail('console');
   const created = await provisionOrganization(database.db, { name, email });
   const org = { orgId: created.organization_id, key: created.api_key.key, userId: created.user_id };
-  const browser = await launchChromium();
+  const browser = await launchChromium(chromiumArgs);
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   const problems = watchProblems(page, base);
   const asked = await app.inject({ method: 'POST', url: '/api/auth/sign-in-links', payload: { email }, remoteAddress: `203.0.113.${100 + (port % 100)}` });

@@ -40,6 +40,8 @@ export const PERMISSION_TABLE: Readonly<Record<string, readonly Role[]>> = {
   'calls:write': ['admin', 'agent_manager'],
   // extensions.md §2: "permission `calls:dial`: admin, agent_manager".
   'calls:dial': ['admin', 'agent_manager'],
+  // extensions.md §11: "permission `agents:preview`: admin, agent_manager".
+  'agents:preview': ['admin', 'agent_manager'],
   // extensions.md §4 names no role for exports; the calls they contain are every role's to read (calls:read).
   'calls:export': ['admin', 'agent_manager', 'user'],
   'events:read': ['admin', 'agent_manager'],

@@ -20,6 +20,8 @@ import type { SegmenterOptions } from './vad.ts';
 /** Caller speech while the agent speaks that stops it (extensions.md §10: at least 250 ms). */
 export const BARGE_IN_MS = 250;
 export const SILENCE_REPROMPT = 'Are you still there?';
+/** A browser preview has no carrier to end it if this process dies: a report this often says the call is alive. */
+export const PREVIEW_HEARTBEAT_MS = 15_000;
 /** Caller audio kept while the providers open, so the first words are not lost. */
 const EARLY_AUDIO_FRAMES = 500;
 
@@ -44,6 +46,8 @@ export interface CallSessionOptions {
   metrics?: EngineMetrics;
   logger?: Logger;
   segmenter?: SegmenterOptions;
+  /** A preview's progress report interval (PREVIEW_HEARTBEAT_MS). */
+  heartbeatMs?: number;
 }
 
 export interface CallOutcome {
@@ -97,7 +101,8 @@ export class CallSession {
       // Without the call's configuration there is nobody to report to: the carrier's status ends it.
       this.#o.logger?.error({ err: error }, 'runtime: the call could not be loaded');
       this.#ended = true;
-      this.#o.transport.close();
+      if (this.#o.transport.refuse) this.#o.transport.refuse('the call could not be loaded: its token was refused or the call is unknown');
+      else this.#o.transport.close();
       this.#resolve({ endReason: 'error', report: {} });
       return this.done;
     }
@@ -105,6 +110,7 @@ export class CallSession {
     const { agent, variables } = this.#config;
     this.#messages.push({ role: 'system', content: substituteVariables(agent.system_prompt ?? '', variables) });
     this.#report({ status: 'in_progress' });
+    if (!this.#o.telephony) this.#heartbeat();
     this.#timer(() => void this.end('max_duration'), agent.max_call_duration_seconds * 1000);
     try {
       this.#providers = await this.#o.providersFactory(this.#config.providers, String(agent.language ?? 'en'));
@@ -237,6 +243,11 @@ export class CallSession {
   #cancelSilence() {
     if (this.#silenceTimer) clearTimeout(this.#silenceTimer);
     this.#silenceTimer = null;
+  }
+
+  /** The platform ends a preview call it has not heard of for a while (extensions.md §10: its runtime died). */
+  #heartbeat() {
+    this.#timer(() => { void this.#report({}); this.#heartbeat(); }, this.#o.heartbeatMs ?? PREVIEW_HEARTBEAT_MS);
   }
 
   #timer(action: () => void, ms: number) {

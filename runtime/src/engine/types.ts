@@ -41,6 +41,8 @@ export interface CallTransport extends TransportUiEvents {
   clear(): void;
   /** Stops sending and closes the stream (after the final report). */
   close(): void;
+  /** Closes a stream whose call could not be loaded (its token refused, the call unknown); `close` when absent. */
+  refuse?(reason: string): void;
 }
 
 /**

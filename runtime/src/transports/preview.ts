@@ -74,6 +74,15 @@ export class PreviewTransport implements CallTransport {
     this.#socket.close(1000, 'call ended');
   }
 
+  /** A browser is told why with a policy close (1008), as for a missing token, so it can show the refusal. */
+  refuse(reason: string) {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#pacer.close();
+    this.#releaseMarks();
+    this.#socket.close(1008, reason.slice(0, 120));
+  }
+
   transcript(role: 'agent' | 'user', text: string, final: boolean) { this.#json({ type: 'transcript', role, text, final }); }
   agentSpeaking(speaking: boolean) { this.#json({ type: 'agent_speaking', speaking }); }
   turn(latency: TurnLatency) { this.#json({ type: 'turn', latency }); }

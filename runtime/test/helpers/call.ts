@@ -7,13 +7,14 @@ import { CARRIER_FORMAT, type AudioFormat } from '../../src/providers/types.ts';
 import type { RuntimeCallConfig } from '../../src/platform/call-platform.ts';
 import { FakePlatform, FakeProviders, PhoneLine, until } from './fakes.ts';
 
-export async function startCall(config: RuntimeCallConfig, providers: FakeProviders, format: AudioFormat = CARRIER_FORMAT) {
+export async function startCall(config: RuntimeCallConfig, providers: FakeProviders, format: AudioFormat = CARRIER_FORMAT, options: { telephony?: boolean; heartbeatMs?: number } = {}) {
   const greeting = config.agent.first_message ? substituteVariables(config.agent.first_message, config.variables) : '';
   await providers.prepare([greeting, SILENCE_REPROMPT].filter(Boolean), format.sampleRate);
   const platform = new FakePlatform(config);
   const line = new PhoneLine(format);
   const session = new CallSession({
-    platform, transport: line, providersFactory: () => providers, convert: convertAudio, prices: DEFAULT_PRICES, telephony: true,
+    platform, transport: line, providersFactory: () => providers, convert: convertAudio, prices: DEFAULT_PRICES, telephony: options.telephony ?? true,
+    heartbeatMs: options.heartbeatMs,
   });
   const done = session.run();
   return { platform, line, session, done };

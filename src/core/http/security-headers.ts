@@ -30,3 +30,15 @@ export function registerSecurityHeaders(app: FastifyInstance, options?: HelmetOp
     done();
   });
 }
+
+/**
+ * The console's "Talk to agent" opens the runtime's preview WebSocket. On the console's own host, the
+ * CSP's `'self'` covers it (ws/wss to the same host and port); runtimes on another host
+ * (RUNTIME_STREAM_URL's) are added to `connect-src`. Helmet's defaults otherwise.
+ */
+export function previewSocketPolicy(publicBaseUrl: string, previewUrl: string): HelmetOptions | undefined {
+  const page = new URL(publicBaseUrl);
+  const socket = new URL(previewUrl);
+  if (socket.host === page.host) return undefined;
+  return { contentSecurityPolicy: { directives: { connectSrc: ["'self'", socket.origin] } } };
+}

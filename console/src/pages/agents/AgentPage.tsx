@@ -7,6 +7,7 @@ import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { atLeast, useMe } from '../../hooks/useMe.ts';
 import { AgentForm } from './AgentForm.tsx';
 import { AgentReadiness } from './AgentReadiness.tsx';
+import { TalkPanel } from './talk/TalkPanel.tsx';
 
 /** A new agent (`/agents/new`) or an existing one, editable by agent_manager and admin, read-only for users. */
 export function AgentPage() {
@@ -32,6 +33,8 @@ export function AgentPage() {
       <Title order={1}>{creating ? 'New agent' : (agent.data?.agent_name ?? 'Agent')}</Title>
       <ErrorAlert error={agent.error} title="The agent could not be loaded" />
       {agent.data ? <AgentReadiness agent={agent.data} /> : null}
+      {/* Talking to the agent is a call paid from the credits: agents:preview, admin and agent_manager. */}
+      {agent.data && atLeast(role, 'agent_manager') ? <TalkPanel agentId={agent.data.agent_id} /> : null}
       {!creating && agent.isPending ? <Loader aria-label="Loading the agent" /> : null}
       {creating || agent.data ? <AgentForm key={agent.data?.updated_at ?? 'new'} agent={agent.data} readOnly={!atLeast(role, 'agent_manager')} onSaved={saved} /> : null}
     </Stack>

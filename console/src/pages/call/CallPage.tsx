@@ -36,7 +36,7 @@ export function CallPage() {
       <BackLink />
       <Group justify="space-between" align="flex-end">
         <div>
-          <Title order={1}>Call with {c.call_type === 'inbound' ? (c.from_number ?? 'unknown caller') : c.to_number}</Title>
+          <Title order={1}>{c.call_type === 'preview' ? 'Preview call in the browser' : `Call with ${c.call_type === 'inbound' ? (c.from_number ?? 'unknown caller') : c.to_number}`}</Title>
           <Text c="dimmed" size="sm">{formatDateTime(c.start_time ?? c.created_at)} · {c.agent_name ?? c.agent_id} · <code>{c.call_sid}</code></Text>
         </div>
         <Badge size="lg" variant="dot">{humanize(c.status)}</Badge>

@@ -40,6 +40,7 @@ import { campaignRoutes } from './modules/campaigns/routes.ts';
 import { telephonyRoutes } from './modules/telephony/routes.ts';
 import { dialRoutes } from './modules/calls/dial-routes.ts';
 import { callExportRoutes } from './modules/calls/export-routes.ts';
+import { callAnalysisRoutes } from './modules/calls/analysis-routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
 import { consoleRoutes } from './modules/console/routes.ts';
 import { registerVoiceRuntime } from './voice-runtime.ts';
@@ -163,6 +164,7 @@ export async function buildApp(
   await app.register(callRoutes(services.calls));
   await app.register(recordingRoutes(services.recordings));
   await app.register(callExportRoutes(services.callExports));
+  await app.register(callAnalysisRoutes(services.callAnalysis));
   await app.register(billingRoutes(services.billing, { ...config.payments, publicBaseUrl: config.publicBaseUrl }));
   await app.register(analyticsRoutes(services.analytics));
   await app.register(toolRoutes(services.tools));

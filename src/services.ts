@@ -40,6 +40,9 @@ import { TelephonyService } from './modules/telephony/service.ts';
 import { OutboundDialing } from './modules/telephony/dialing.ts';
 import { RecordingService } from './modules/calls/recordings.ts';
 import { callExportJobs, CallExportService } from './modules/calls/exports.ts';
+import { CallAnalysisService } from './modules/calls/analysis.ts';
+import { callAnalysisJobs } from './modules/calls/analysis-jobs.ts';
+import { runtimeLanguageModel } from './adapters/providers/analysis-llm.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { idempotencyJobs } from './modules/idempotency/jobs.ts';
 import { IntegrationService } from './modules/integrations/service.ts';
@@ -104,6 +107,8 @@ export interface Services {
   calls: CallService;
   recordings: RecordingService;
   callExports: CallExportService;
+  /** Post-call analysis (extensions.md §13): queued as calls end, rerun on request. */
+  callAnalysis: CallAnalysisService;
   billing: BillingService;
   analytics: AnalyticsService;
   dataSettings: DataSettingsService;
@@ -240,6 +245,11 @@ export async function buildServices(config: Config, database: Database, options:
     database, queue, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl, audit, log, retryLimit: config.jobs.retryLimit,
   });
   const campaigns = new CampaignService({ database, queue, agents, phoneNumbers, audit });
+  const callAnalysis = new CallAnalysisService({
+    database, queue, agents, integrations, billing, outbox, audit, llm: runtimeLanguageModel, prices: config.runtime.prices, log, retryLimit: config.jobs.retryLimit,
+  });
+  // A call that ends with a transcript queues its analysis in the same transaction.
+  calls.onEndedTranscript(callAnalysis);
   const dialerNow = now ?? (() => new Date());
   // Signed with the embedded secret whatever signs user tokens: only this server issues call tokens.
   const callTokens = new CallTokens(resolveSessionSecret(config.jwt, config.dataDir));
@@ -283,6 +293,7 @@ export async function buildServices(config: Config, database: Database, options:
       tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes, audit, outbox,
     }),
     callExports,
+    callAnalysis,
     billing,
     analytics,
     dataSettings,
@@ -305,6 +316,7 @@ export async function buildServices(config: Config, database: Database, options:
       ...idempotencyJobs(idempotency, log),
       ...campaignJobs(dialer, campaigns),
       ...callExportJobs(callExports),
+      ...callAnalysisJobs(callAnalysis),
     ],
     async close() {
       await webhookDispatcher.stop();

@@ -6,6 +6,7 @@ import { AUDIT_CLEANUP } from '../modules/audit/jobs.ts';
 import { EVENTS_CLEANUP, WEBHOOK_DISABLED_EMAIL } from '../modules/events/jobs.ts';
 import { CAMPAIGN_JOBS } from '../modules/campaigns/jobs.ts';
 import { CALL_EXPORT, CALL_EXPORTS_CLEANUP } from '../modules/calls/exports.ts';
+import { CALL_ANALYSIS, CALL_ANALYSIS_BATCH } from '../modules/calls/analysis-jobs.ts';
 import type { JobDefinition } from './job.ts';
 
 /**
@@ -14,5 +15,5 @@ import type { JobDefinition } from './job.ts';
  */
 export const JOB_DEFINITIONS: readonly JobDefinition[] = [
   INDEX_DOCUMENT_DEAD, INDEX_DOCUMENT, INVITATION_EMAIL, DATA_RETENTION, AUDIT_CLEANUP, WEBHOOK_DISABLED_EMAIL, EVENTS_CLEANUP, IDEMPOTENCY_CLEANUP, ...CAMPAIGN_JOBS,
-  CALL_EXPORT, CALL_EXPORTS_CLEANUP,
+  CALL_EXPORT, CALL_EXPORTS_CLEANUP, CALL_ANALYSIS, CALL_ANALYSIS_BATCH,
 ];

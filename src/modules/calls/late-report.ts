@@ -45,6 +45,10 @@ export function usageOf(call: CallRow): UsageCall {
  */
 export function lateReportChanges(current: CallRow, input: UpdateInput): Partial<NewCallRow> {
   const changes: Partial<NewCallRow> = { ...costChanges(input) };
+  // What analyses cost was charged on its own (extensions.md §13): the runtime's costs replace the rest.
+  const analysis = current.costBreakdown?.analysis ?? 0;
+  if (analysis > 0 && changes.costBreakdown) changes.costBreakdown = { ...changes.costBreakdown, analysis };
+  if (analysis > 0 && typeof changes.totalCost === 'number') changes.totalCost = roundCredits(changes.totalCost + analysis);
   const final = input.status !== undefined && isFinal(input.status);
   if (input.end_reason !== undefined && !final) {
     throw Errors.validation('end_reason is only given with a final status', [{ path: 'body.end_reason', message: 'needs a final status' }]);

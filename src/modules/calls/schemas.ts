@@ -18,6 +18,27 @@ export const CostBreakdown = Type.Object(
   { title: 'CostBreakdown', additionalProperties: false, description: 'Credits per component; total_cost is their sum' },
 );
 
+export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
+
+/** A call's post-call analysis (extensions.md §13), read with the call. */
+export const CallAnalysisView = Type.Object({
+  status: Type.Enum(['completed', 'failed'], { description: 'failed: the model failed or did not answer valid output twice; nothing invalid is kept' }),
+  summary: Nullable(Type.String()),
+  success: Nullable(Type.Boolean({ description: "Whether the call met the agent's success criteria; null without criteria" })),
+  success_reason: Nullable(Type.String()),
+  sentiment: Nullable(Type.Enum([...SENTIMENTS], { description: "The caller's sentiment" })),
+  structured_data: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: "Validates against the version's structured_data_schema" })),
+  agent_version: Nullable(Type.Integer({ description: 'The agent version whose analysis settings were used' })),
+  analyzed_at: Timestamp,
+  error: Nullable(Type.String({ description: 'Why the analysis failed' })),
+}, { title: 'CallAnalysis' });
+
+/** The breakdown as a call shows it: what the runtime reported, and what its post-call analyses cost (extensions.md §13). */
+export const CostBreakdownView = Type.Object(
+  { stt: Credits, llm: Credits, tts: Credits, telephony: Credits, platform: Credits, analysis: Type.Optional({ ...Credits, description: 'Post-call analyses, each charged as its own ledger entry' }) },
+  { title: 'CallCostBreakdown', additionalProperties: false, description: 'Credits per component; total_cost is their sum' },
+);
+
 const Ms = Type.Integer({ minimum: 0, maximum: 86_400_000 });
 
 export const ToolInvocation = Type.Object(
@@ -159,7 +180,7 @@ export const CallSummary = Type.Object({
 
 export const Call = Type.Object({
   ...SummaryFields,
-  cost_breakdown: Nullable(CostBreakdown),
+  cost_breakdown: Nullable(CostBreakdownView),
   transcript: Type.Array(TranscriptTurn),
   has_recording: Type.Boolean(),
   recording_content_type: Nullable(Type.String()),
@@ -172,6 +193,7 @@ export const Call = Type.Object({
   latency_p95_ms: Nullable(Type.Integer({ description: "95th percentile of the agent turns' latency.total_ms" })),
   agent_version: Nullable(Type.Integer({ description: 'The version of the agent the call ran (null before agent versions)' })),
   error: Nullable(CallError),
+  analysis: Nullable(CallAnalysisView),
 }, { title: 'Call' });
 
 const DateOrTime = Type.String({

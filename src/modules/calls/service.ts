@@ -61,6 +61,15 @@ export interface CallEndListener {
 }
 
 /**
+ * Told, inside the transaction that gives an ended call its transcript (the final report, or the
+ * runtime's report after the carrier ended the call), of the call as it now is: post-call analysis
+ * queues its job there (extensions.md §13), so an ended call is never left without one.
+ */
+export interface EndedTranscriptListener {
+  callEnded(within: Executor, orgId: string, call: CallRow): Promise<void>;
+}
+
+/**
  * Told after the transaction of a runtime's final report committed (never inside it: the listener
  * calls the carrier): telephony hangs up or transfers the carrier leg that is still up.
  */
@@ -124,6 +133,7 @@ export class CallService {
   readonly #calls: CallRepository;
   readonly #endListeners: CallEndListener[] = [];
   readonly #finalReportListeners: FinalReportListener[] = [];
+  readonly #transcriptListeners: EndedTranscriptListener[] = [];
   constructor(deps: CallDeps) {
     this.#deps = deps;
     this.#db = deps.database.db;
@@ -169,6 +179,11 @@ export class CallService {
   /** Registers a listener of the runtime's final reports, run after their commit (the composition root binds telephony). */
   onFinalReport(listener: FinalReportListener): void {
     this.#finalReportListeners.push(listener);
+  }
+
+  /** Registers a listener of ended calls with their transcript (the composition root binds post-call analysis). */
+  onEndedTranscript(listener: EndedTranscriptListener): void {
+    this.#transcriptListeners.push(listener);
   }
 
   /** Registers a listener of final statuses (the composition root binds campaigns here). */
@@ -267,6 +282,7 @@ export class CallService {
     // Once per call: the locked row refuses every later report of a final call (409 call_finalized), but the one late report.
     await this.#deps.outbox.emit(tx, orgId, 'call.ended', toCall(updated), { agentId: updated.agentId });
     for (const listener of this.#endListeners) await listener.callEnded(tx, orgId, updated);
+    for (const listener of this.#transcriptListeners) await listener.callEnded(tx, orgId, updated);
     return { call: updated, ended: true };
   }
 
@@ -284,6 +300,7 @@ export class CallService {
     const updated = await new CallRepository(tx).update(orgId, current.callSid, changes);
     await this.#deps.analytics.replaceEndedCall(tx, orgId, usageOf(current), usageOf(updated));
     await this.#deps.outbox.emit(tx, orgId, 'call.updated', toCall(updated), { agentId: updated.agentId });
+    if (report.transcript?.length) for (const listener of this.#transcriptListeners) await listener.callEnded(tx, orgId, updated);
     return updated;
   }
 

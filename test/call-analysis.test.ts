@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import { OpenAiStandin } from '../runtime/test/standins/openai.ts';
+import { before, describe, test } from 'node:test';
+import type { OpenAiStandin } from '../runtime/test/standins/openai.ts';
 import { testEnv } from './helpers/env.ts';
-import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
-import { balanceOf, finishedCall, grantCredits } from './helpers/calls.ts';
+import { asRole, createAgent, type TestOrg } from './helpers/fixtures.ts';
+import { balanceOf, finishedCall } from './helpers/calls.ts';
+import { ANALYSIS, GRANT, TRANSCRIPT, analyzed, getCall, setup, waitFor } from './helpers/analysis.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { CallRepository } from '../src/modules/calls/repository.ts';
 
@@ -13,91 +13,19 @@ import { CallRepository } from '../src/modules/calls/repository.ts';
  * chat-completions wire protocol. Costs are recomputed here from the token counts the stand-in
  * reported and the README's default prices; the ledger and the balance are read with SQL.
  */
-const KEY = 'sk-analysis-standin';
 // README, "Prices": the defaults of llm_per_1k_input_tokens and llm_per_1k_output_tokens.
 const PRICE_IN = 0.05;
 const PRICE_OUT = 0.2;
-const GRANT = 100;
 const CALL_COST = { stt: 0.25, llm: 0.5, tts: 1, telephony: 1.5, platform: 0 };
 const CALL_TOTAL = 3.25;
 const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 const costOf = (usage: Array<[number, number]>) => round4(usage.reduce((sum, [i, o]) => sum + (i / 1000) * PRICE_IN + (o / 1000) * PRICE_OUT, 0));
+/** Analyses of one request each, each charged on its own (rounded to the ledger's 4 decimals). */
+const eachCharged = (usage: Array<[number, number]>) => round4(usage.reduce((sum, u) => sum + costOf([u]), 0));
 
-const SCHEMA = {
-  type: 'object', required: ['booked', 'party_size'], additionalProperties: false,
-  properties: { booked: { type: 'boolean' }, party_size: { type: 'integer', minimum: 1 } },
-};
-const ANALYSIS = { enabled: true, summary_prompt: 'One sentence.', success_criteria: 'A table was booked.', structured_data_schema: SCHEMA };
-const TRANSCRIPT = [
-  { role: 'agent', text: 'Luigi\'s, how can I help?', start_seconds: 0 },
-  { role: 'user', text: 'A table for four tonight at eight, please.', start_seconds: 2 },
-  { role: 'agent', text: 'Booked: four people at eight. See you tonight!', start_seconds: 5 },
-];
 const VALID = { summary: 'The caller booked a table for four at eight.', success: true, success_reason: 'A booking was made.', sentiment: 'positive', structured_data: { booked: true, party_size: 4 } };
 const INVALID = { ...VALID, structured_data: { booked: 'yes', party_size: 0 } };
 const text = (answer: object) => ({ text: JSON.stringify(answer) });
-
-/**
- * The stand-in seen at 127.0.0.2 (the address the test deployment's ALLOWED_NETWORKS admits, as it
- * would a self-hosted model server): a TCP relay to the stand-in on 127.0.0.1.
- */
-async function relay(target: string): Promise<{ url: string; close(): Promise<void> }> {
-  const { port } = new URL(target);
-  const server = net.createServer((socket) => {
-    const upstream = net.connect(Number(port), '127.0.0.1');
-    socket.pipe(upstream).pipe(socket);
-    socket.on('error', () => upstream.destroy());
-    upstream.on('error', () => socket.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
-  const address = server.address() as net.AddressInfo;
-  return { url: `http://127.0.0.2:${address.port}`, close: () => new Promise((r) => server.close(() => r())) };
-}
-
-interface Setup { org: TestOrg; llm: OpenAiStandin; agentId: string }
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const close of cleanups) await close();
-});
-
-/** An organization with credits, an openai integration on a fresh stand-in, and an agent whose analysis is enabled. */
-async function setup(analysis: object | null = ANALYSIS): Promise<Setup> {
-  const { app } = await testEnv();
-  const llm = await new OpenAiStandin({ key: KEY }).start();
-  const front = await relay(llm.url);
-  cleanups.push(() => front.close(), () => llm.close());
-  const org = await createOrg();
-  await grantCredits(org.orgId, GRANT);
-  const created = await app.inject({ method: 'POST', url: '/api/integrations', headers: asRole(org, 'admin'), payload: { name: 'llm', provider: 'openai', category: 'llm', credentials: { api_key: KEY, base_url: front.url } } });
-  assert.equal(created.statusCode, 200, created.body);
-  const validated = await app.inject({ method: 'POST', url: `/api/integrations/${created.json().data.integration_id}/validate`, headers: asRole(org, 'admin', { 'content-type': 'application/json' }) });
-  assert.equal(validated.json().data.status, 'active', validated.body);
-  const agent = await createAgent(org, { llm_provider: 'openai', llm_model: 'gpt-test', analysis });
-  return { org, llm, agentId: agent.agent_id };
-}
-
-async function getCall(org: TestOrg, callSid: string) {
-  const { app } = await testEnv();
-  const res = await app.inject({ url: `/api/calls/${callSid}`, headers: asRole(org, 'user') });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json().data;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, seconds = 40): Promise<T> {
-  const until = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** The call once its analysis is there (and, with `version`, the one of that version). */
-const analyzed = (org: TestOrg, callSid: string, version?: number) => waitFor('the analysis', async () => {
-  const call = await getCall(org, callSid);
-  return call.analysis && (version === undefined || call.analysis.agent_version === version) ? call : undefined;
-});
 
 async function sql<T = any>(text: string, values: unknown[]): Promise<T[]> {
   const { database } = await testEnv();
@@ -270,7 +198,7 @@ describe('post-call analysis (extensions.md §13)', () => {
     assert.deepEqual(third.analysis.structured_data, VALID.structured_data);
     assert.ok(JSON.stringify(chats(llm)[2]!.json).includes('One sentence.'));
     await settle();
-    const cost = costOf(llm.usage);
+    const cost = eachCharged(llm.usage);
     assert.equal(third.cost_breakdown.analysis, cost);
     assert.equal((await analysisRows(org, call.call_sid)).length, 3);
     assert.equal(await balanceOf(org.orgId), round4(GRANT - CALL_TOTAL - cost));
@@ -318,7 +246,7 @@ describe('post-call analysis (extensions.md §13)', () => {
     }
     assert.equal(await analyzedEvents(org, elsewhere.call_sid), 1, 'the other agent\'s call is not in the job');
     assert.equal(chats(llm).length, 4);
-    assert.equal(await balanceOf(org.orgId), round4(GRANT - 5 * CALL_TOTAL - costOf(llm.usage)));
+    assert.equal(await balanceOf(org.orgId), round4(GRANT - 5 * CALL_TOTAL - eachCharged(llm.usage)));
     const bad = await app.inject({ method: 'POST', url: '/api/calls/analyze', headers: asRole(org, 'admin'), payload: { from: 'yesterday' } });
     assert.equal(bad.statusCode, 400);
     assert.equal((await app.inject({ url: '/api/calls/analyze/caj_000000000000', headers: asRole(org, 'admin') })).statusCode, 404);

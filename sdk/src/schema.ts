@@ -4477,7 +4477,7 @@ export interface components {
         };
         /**
          * CreateCallExportBody
-         * @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly
+         * @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly; `analysis.data.<key>=<value>` (at most 10) the same over the top-level keys of the analysis's structured_data
          * @example {
          *       "format": "csv",
          *       "include_transcript": true,
@@ -4496,6 +4496,8 @@ export interface components {
          *       "has_recording": true,
          *       "campaign_id": "example",
          *       "agent_version": 100001,
+         *       "analysis.success": true,
+         *       "analysis.sentiment": "positive",
          *       "q": "example"
          *     }
          */
@@ -4539,6 +4541,13 @@ export interface components {
             campaign_id?: string;
             /** @description Calls that ran this version of their agent (best with agent_id) */
             agent_version?: number;
+            /** @description Calls whose analysis judged them a success (true) or not (false); calls without a judgement are left out */
+            "analysis.success"?: boolean;
+            /**
+             * @description Calls whose analysis found this caller sentiment
+             * @enum {unknown}
+             */
+            "analysis.sentiment"?: "positive" | "neutral" | "negative";
             /** @description Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet` */
             q?: string;
         } & {
@@ -4622,7 +4631,7 @@ export interface components {
         };
         /**
          * AnalyzeCallsBody
-         * @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly
+         * @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly; `analysis.data.<key>=<value>` (at most 10) the same over the top-level keys of the analysis's structured_data
          * @example {
          *       "agent_id": "example",
          *       "status": "queued",
@@ -4639,6 +4648,8 @@ export interface components {
          *       "has_recording": true,
          *       "campaign_id": "example",
          *       "agent_version": 100001,
+         *       "analysis.success": true,
+         *       "analysis.sentiment": "positive",
          *       "q": "example"
          *     }
          */
@@ -4672,6 +4683,13 @@ export interface components {
             campaign_id?: string;
             /** @description Calls that ran this version of their agent (best with agent_id) */
             agent_version?: number;
+            /** @description Calls whose analysis judged them a success (true) or not (false); calls without a judgement are left out */
+            "analysis.success"?: boolean;
+            /**
+             * @description Calls whose analysis found this caller sentiment
+             * @enum {unknown}
+             */
+            "analysis.sentiment"?: "positive" | "neutral" | "negative";
             /** @description Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet` */
             q?: string;
         } & {
@@ -13340,6 +13358,10 @@ export interface operations {
                 campaign_id?: string;
                 /** @description Calls that ran this version of their agent (best with agent_id) */
                 agent_version?: number;
+                /** @description Calls whose analysis judged them a success (true) or not (false); calls without a judgement are left out */
+                "analysis.success"?: boolean;
+                /** @description Calls whose analysis found this caller sentiment */
+                "analysis.sentiment"?: "positive" | "neutral" | "negative";
                 /** @description Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet` */
                 q?: string;
             };
@@ -14499,7 +14521,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly */
+        /** @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly; `analysis.data.<key>=<value>` (at most 10) the same over the top-level keys of the analysis's structured_data */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateCallExportBody"];
@@ -15062,7 +15084,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly */
+        /** @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly; `analysis.data.<key>=<value>` (at most 10) the same over the top-level keys of the analysis's structured_data */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AnalyzeCallsBody"];

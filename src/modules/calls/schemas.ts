@@ -205,6 +205,8 @@ const DateOrTime = Type.String({
 export const METADATA_FILTERS_MAX = 10;
 /** `metadata.<key>`: a top-level key of 1-64 characters. */
 export const METADATA_FILTER_PATTERN = '^metadata\\..{1,64}$';
+/** `analysis.data.<key>`: a top-level key of the analysis's structured_data (extensions.md §13). */
+export const ANALYSIS_DATA_FILTER_PATTERN = '^analysis\\.data\\..{1,64}$';
 
 const Bound = (description: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description }));
 
@@ -225,6 +227,8 @@ export const CallFilterFields = {
   has_recording: Type.Optional(Type.Boolean({ description: 'Only calls with (true) or without (false) a stored recording' })),
   campaign_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Calls placed by this campaign' })),
   agent_version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Calls that ran this version of their agent (best with agent_id)' })),
+  'analysis.success': Type.Optional(Type.Boolean({ description: "Calls whose analysis judged them a success (true) or not (false); calls without a judgement are left out" })),
+  'analysis.sentiment': Type.Optional(Type.Enum([...SENTIMENTS], { description: "Calls whose analysis found this caller sentiment" })),
   q: Type.Optional(Type.String({
     minLength: 1, maxLength: 500,
     description: 'Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet`',
@@ -233,9 +237,10 @@ export const CallFilterFields = {
 
 /** `metadata.<key>` query fields: a pattern, since the keys are the caller's. */
 export const metadataFilterOptions = (fixedFields: number) => ({
-  patternProperties: { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 500 }) },
-  maxProperties: fixedFields + METADATA_FILTERS_MAX,
-  description: `\`metadata.<key>=<value>\` (different keys, at most ${METADATA_FILTERS_MAX}): the top-level key's value, as text, equals <value> exactly`,
+  patternProperties: { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 500 }), [ANALYSIS_DATA_FILTER_PATTERN]: Type.String({ maxLength: 500 }) },
+  maxProperties: fixedFields + 2 * METADATA_FILTERS_MAX,
+  description: `\`metadata.<key>=<value>\` (different keys, at most ${METADATA_FILTERS_MAX}): the top-level key's value, as text, equals <value> exactly; `
+    + `\`analysis.data.<key>=<value>\` (at most ${METADATA_FILTERS_MAX}) the same over the top-level keys of the analysis's structured_data`,
 });
 
 export const ListCallsQuery = Type.Object(

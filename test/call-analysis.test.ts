@@ -3,7 +3,7 @@ import { before, describe, test } from 'node:test';
 import type { OpenAiStandin } from '../runtime/test/standins/openai.ts';
 import { testEnv } from './helpers/env.ts';
 import { asRole, createAgent, type TestOrg } from './helpers/fixtures.ts';
-import { balanceOf, finishedCall } from './helpers/calls.ts';
+import { balanceOf, createCall, finishedCall, patchCall } from './helpers/calls.ts';
 import { ANALYSIS, GRANT, TRANSCRIPT, analyzed, getCall, setup, waitFor } from './helpers/analysis.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { CallRepository } from '../src/modules/calls/repository.ts';
@@ -153,6 +153,41 @@ describe('post-call analysis (extensions.md §13)', () => {
     assert.equal((await analysisRows(org, call.call_sid)).length, 0);
     assert.equal(await balanceOf(org.orgId), round4(GRANT - CALL_TOTAL));
     assert.equal(await analyzedEvents(org, call.call_sid), 1);
+  });
+
+  test('every end path queues it: a call the platform ended takes its analysis from the runtime\'s late report, and the late report keeps its cost', async () => {
+    const { services, database } = await testEnv();
+    const { org, llm, agentId } = await setup();
+    const platformEnds = (callSid: string) => database.db.transaction((tx) => services.calls.applyReport(tx, org.orgId, callSid, { status: 'completed', end_reason: 'user_hangup' }));
+    // 1. Ended by the platform (the carrier's status callback) with no transcript: nothing to analyze until the runtime's report brings it.
+    llm.script.push(text(VALID));
+    const first = await createCall(org, agentId, { status: 'in_progress' });
+    await platformEnds(first.call_sid);
+    await settle();
+    assert.equal((await getCall(org, first.call_sid)).analysis, null);
+    assert.equal((await patchCall(org, first.call_sid, { status: 'completed', end_reason: 'user_hangup', transcript: TRANSCRIPT, cost_breakdown: CALL_COST })).statusCode, 200);
+    const late = await analyzed(org, first.call_sid);
+    assert.equal(late.analysis.status, 'completed');
+    // 2. The transcript came with running reports, the platform ended the call (analyzed then); the late report queues nothing more and keeps the analysis's cost.
+    llm.script.push(text(VALID), text(VALID));
+    const second = await createCall(org, agentId, { status: 'in_progress' });
+    assert.equal((await patchCall(org, second.call_sid, { transcript: TRANSCRIPT })).statusCode, 200);
+    await platformEnds(second.call_sid);
+    const before = await analyzed(org, second.call_sid);
+    const analysisCost = before.cost_breakdown.analysis;
+    assert.ok(analysisCost > 0);
+    assert.equal((await patchCall(org, second.call_sid, { status: 'completed', end_reason: 'user_hangup', transcript: TRANSCRIPT, cost_breakdown: CALL_COST })).statusCode, 200);
+    await settle();
+    const after = await getCall(org, second.call_sid);
+    assert.equal(after.cost_breakdown.analysis, analysisCost);
+    assert.equal(after.total_cost, round4(CALL_TOTAL + analysisCost));
+    assert.equal(chats(llm).length, 2, 'one analysis per call');
+    for (const call of [first, second]) {
+      assert.equal((await analysisRows(org, call.call_sid)).length, 1);
+      assert.equal(await analyzedEvents(org, call.call_sid), 1);
+    }
+    // The ledger holds each call's cost and each analysis once: the balance computed from the calls' totals.
+    assert.equal(await balanceOf(org.orgId), round4(GRANT - late.total_cost - after.total_cost));
   });
 
   test('no analysis without a transcript, nor for a version whose analysis is not enabled', async () => {

@@ -4,6 +4,7 @@ import type { RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newCallSid } from '../../core/ids.ts';
+import { roundCredits } from '../../core/credits.ts';
 import { parseInstant } from '../../core/time-zones.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { AnalyticsService } from '../analytics/service.ts';
@@ -294,8 +295,10 @@ export class CallService {
    */
   async #lateReport(tx: Executor, orgId: string, current: CallRow, report: UpdateInput): Promise<CallRow> {
     const changes = lateReportChanges(current, report);
-    const cost = changes.totalCost ?? current.totalCost ?? 0;
-    const charged = current.billingStatus === 'billed' ? (current.totalCost ?? 0) : 0;
+    // Post-call analyses were charged on their own ledger rows: the call's billing covers the rest.
+    const analyses = current.costBreakdown?.analysis ?? 0;
+    const cost = roundCredits((changes.totalCost ?? current.totalCost ?? 0) - analyses);
+    const charged = current.billingStatus === 'billed' ? roundCredits((current.totalCost ?? 0) - analyses) : 0;
     changes.billingStatus = await this.#deps.billing.rebillCall(tx, orgId, current.callSid, charged, cost);
     const updated = await new CallRepository(tx).update(orgId, current.callSid, changes);
     await this.#deps.analytics.replaceEndedCall(tx, orgId, usageOf(current), usageOf(updated));

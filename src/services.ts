@@ -246,7 +246,7 @@ export async function buildServices(config: Config, database: Database, options:
   });
   const campaigns = new CampaignService({ database, queue, agents, phoneNumbers, audit });
   const callAnalysis = new CallAnalysisService({
-    database, queue, agents, integrations, billing, outbox, audit, llm: runtimeLanguageModel, prices: config.runtime.prices, log, retryLimit: config.jobs.retryLimit,
+    database, queue, agents, integrations, billing, analytics, outbox, audit, llm: runtimeLanguageModel, prices: config.runtime.prices, log, retryLimit: config.jobs.retryLimit,
   });
   // A call that ends with a transcript queues its analysis in the same transaction.
   calls.onEndedTranscript(callAnalysis);

@@ -100,6 +100,43 @@ describe('calls found and exported by their analysis (extensions.md §13)', () =
     }
   });
 
+  test('usage analytics group by analysis.success, analysis.sentiment and analysis.data.<key>, with success_rate, as the brute force does', async () => {
+    const { app } = await testEnv();
+    const now = Date.now();
+    const window = `start=${new Date(now - 86_400_000).toISOString()}&end=${new Date(now + 86_400_000).toISOString()}&granularity=day`;
+    const groupings: Array<[string, (c: Call) => string | null]> = [
+      ['analysis.success', (c) => (c.analysis?.success == null ? null : String(c.analysis.success))],
+      ['analysis.sentiment', (c) => c.analysis?.sentiment ?? null],
+      ['analysis.data.booked', (c) => (c.analysis?.structured_data?.booked === undefined ? null : asText(c.analysis.structured_data.booked))],
+      ['analysis.data.name', (c) => (c.analysis?.structured_data?.name === undefined ? null : asText(c.analysis.structured_data.name))],
+      ['agent', (c) => c.agent_id],
+    ];
+    const rate = (of: Call[]) => {
+      const judged = of.filter((c) => c.analysis?.success != null);
+      return judged.length === 0 ? 0 : judged.filter((c) => c.analysis.success === true).length / judged.length;
+    };
+    const cents = (of: Call[]) => of.reduce((sum, c) => sum + Math.round(c.total_cost * 10_000), 0) / 10_000;
+    for (const [groupBy, valueOf] of groupings) {
+      const res = await app.inject({ url: `/api/analytics/usage?${window}&group_by=${groupBy}&metrics=calls,success_rate,cost`, headers: asRole(env.org, 'user') });
+      assert.equal(res.statusCode, 200, res.body);
+      const report = res.json().data;
+      const field = groupBy === 'agent' ? 'agent_id' : groupBy;
+      const expected = new Map<string | null, Call[]>();
+      for (const call of calls) expected.set(valueOf(call), [...(expected.get(valueOf(call)) ?? []), call]);
+      assert.deepEqual(report.series.map((s: any) => s.group[field]).sort(), [...expected.keys()].sort(), groupBy);
+      for (const series of report.series) {
+        const mine = expected.get(series.group[field])!;
+        const sum = (m: string) => series.points.reduce((n: number, p: any) => n + p[m], 0);
+        assert.equal(sum('calls'), mine.length, `${groupBy} ${series.group[field]}`);
+        assert.equal(Math.round(sum('cost') * 10_000) / 10_000, cents(mine), `${groupBy} ${series.group[field]} cost`);
+        const judgedPoint = series.points.filter((p: any) => p.calls > 0);
+        if (judgedPoint.length === 1) assert.ok(Math.abs(judgedPoint[0].success_rate - rate(mine)) < 1e-9, `${groupBy} ${series.group[field]} success_rate`);
+      }
+      assert.equal(report.totals.calls, calls.length);
+      assert.ok(Math.abs(report.totals.success_rate - rate(calls)) < 1e-9, `${groupBy}: totals.success_rate`);
+    }
+  });
+
   test('bad analysis filters are 400', async () => {
     const { app } = await testEnv();
     const tooMany = Array.from({ length: 11 }, (_, i) => `analysis.data.k${i}=v`).join('&');

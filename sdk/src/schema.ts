@@ -5037,7 +5037,7 @@ export interface components {
         };
         /**
          * UsagePoint
-         * @description The metrics asked for: calls, seconds, credits, and milliseconds for latency_p50 and latency_p95
+         * @description The metrics asked for: calls, seconds, credits, milliseconds for latency_p50 and latency_p95, and success_rate: of the calls whose analysis judged success, the share that succeeded (0 to 1; 0 when none was judged)
          * @example {
          *       "start": "2026-11-22T10:15:00.000Z"
          *     }
@@ -5098,7 +5098,7 @@ export interface components {
                 } | null;
                 points: components["schemas"]["UsagePoint"][];
             }[];
-            /** @description The metrics asked for: calls, seconds, credits, and milliseconds for latency_p50 and latency_p95 */
+            /** @description The metrics asked for: calls, seconds, credits, milliseconds for latency_p50 and latency_p95, and success_rate: of the calls whose analysis judged success, the share that succeeded (0 to 1; 0 when none was judged) */
             totals: {
                 [key: string]: number;
             };
@@ -16640,12 +16640,12 @@ export interface operations {
                 granularity?: "minute" | "hour" | "day" | "week" | "month";
                 /** @description IANA time zone of the buckets */
                 timezone?: string;
-                /** @description agent, phone_number (the organization's number: called inbound, calling outbound), status, end_reason, call_type, campaign, agent_version (the version of the agent the call ran, as text), or metadata.<key> (the top-level value as text) */
+                /** @description agent, phone_number (the organization's number: called inbound, calling outbound), status, end_reason, call_type, campaign, agent_version (the version of the agent the call ran, as text), analysis.success (true, false; null: not judged), analysis.sentiment, or metadata.<key> / analysis.data.<key> (the top-level value of metadata / of the analysis's structured_data, as text) */
                 group_by?: string;
                 agent_id?: string;
                 call_type?: "inbound" | "outbound" | "preview";
                 status?: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "canceled";
-                /** @description Comma list of calls, duration_seconds, duration_p50, duration_p95, latency_p50, latency_p95, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform (default: all) */
+                /** @description Comma list of calls, duration_seconds, duration_p50, duration_p95, latency_p50, latency_p95, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform, success_rate (default: all) */
                 metrics?: string;
             };
             header?: never;

@@ -11,6 +11,7 @@ import type { LanguageModel, LlmCompletion } from '../../adapters/providers/anal
 import type { JobInfo } from '../../jobs/job.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { AgentService } from '../agents/service.ts';
+import type { AnalyticsService } from '../analytics/service.ts';
 import type { AuditService } from '../audit/service.ts';
 import type { BillingService } from '../billing/service.ts';
 import type { EventOutbox } from '../events/service.ts';
@@ -22,7 +23,8 @@ import type { AnalysisJobProgress, AnalyzeCallsBody } from './analysis-schemas.t
 import { callFiltersOf, type CallFilterInput } from './call-filters.ts';
 import { listCallSummaries } from './call-list.ts';
 import { CallRepository, type CallRow } from './repository.ts';
-import { toCall } from './views.ts';
+import { usageOf } from './late-report.ts';
+import { isFinal, toCall } from './views.ts';
 
 /** LLM prices in credits per 1k tokens (PRICES_FILE, README "Prices"). */
 export interface AnalysisPrices {
@@ -36,6 +38,8 @@ export interface CallAnalysisDeps {
   agents: Pick<AgentService, 'analysisAtVersion'>;
   integrations: Pick<IntegrationService, 'languageModelFor'>;
   billing: Pick<BillingService, 'debitForAnalysis'>;
+  /** Moves the ended call's place in the usage rollups to its new analysis (and cost), in the analysis's transaction. */
+  analytics: Pick<AnalyticsService, 'replaceEndedCall'>;
   outbox: EventOutbox;
   /** call.analyze / call_analysis_job.create entries, in the request's transaction. */
   audit: Pick<AuditService, 'record'>;
@@ -214,6 +218,8 @@ export class CallAnalysisService {
         this.#deps.log.warn({ call_sid: callSid, cost }, 'post-call analysis: the balance does not cover its cost; not charged');
       }
       const updated = await calls.update(orgId, callSid, changes);
+      // A call still running (a rerun of a partial transcript) is counted with its analysis when it ends.
+      if (isFinal(call.status)) await this.#deps.analytics.replaceEndedCall(tx, orgId, usageOf(call), usageOf(updated));
       await runs.finishRun(orgId, runId, analysis.status);
       await this.#deps.outbox.emit(tx, orgId, 'call.analyzed', toCall(updated), { agentId: updated.agentId });
     });

@@ -33,6 +33,7 @@ export function usageOf(call: CallRow): UsageCall {
     callType: call.callType, status: call.status, endReason: call.endReason, campaignId: call.campaignId, agentVersion: call.agentVersion,
     phoneNumber: call.callType === 'outbound' ? call.fromNumber : call.toNumber, breakdown: call.costBreakdown,
     latenciesMs: (call.transcript ?? []).flatMap((turn) => (turn.role === 'agent' && typeof turn.latency?.total_ms === 'number' ? [turn.latency.total_ms] : [])),
+    analysisSuccess: call.analysis?.success ?? null, analysisSentiment: call.analysis?.sentiment ?? null,
   };
 }
 

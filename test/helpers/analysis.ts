@@ -45,9 +45,9 @@ after(async () => {
 });
 
 /** An organization with credits, an openai integration on a fresh stand-in, and an agent whose analysis is enabled. */
-export async function setup(analysis: object | null = ANALYSIS): Promise<Setup> {
+export async function setup(analysis: object | null = ANALYSIS, standin: { firstTokenMs?: number } = {}): Promise<Setup> {
   const { app } = await testEnv();
-  const llm = await new OpenAiStandin({ key: KEY }).start();
+  const llm = await new OpenAiStandin({ key: KEY, ...standin }).start();
   const front = await relay(llm.url);
   cleanups.push(() => front.close(), () => llm.close());
   const org = await createOrg();

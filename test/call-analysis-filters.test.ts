@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { testEnv } from './helpers/env.ts';
 import { asRole, createAgent, type TestOrg } from './helpers/fixtures.ts';
 import { finishedCall } from './helpers/calls.ts';
-import { ANALYSIS, TRANSCRIPT, analyzed, getCall, setup, type Setup } from './helpers/analysis.ts';
+import { ANALYSIS, TRANSCRIPT, analyzed, getCall, setup, waitFor, type Setup } from './helpers/analysis.ts';
 
 /**
  * Finding and exporting calls by their analysis (extensions.md §13): `analysis.success`,
@@ -135,6 +135,35 @@ describe('calls found and exported by their analysis (extensions.md §13)', () =
       assert.equal(report.totals.calls, calls.length);
       assert.ok(Math.abs(report.totals.success_rate - rate(calls)) < 1e-9, `${groupBy}: totals.success_rate`);
     }
+  });
+
+  test('a rerun that changes the judgement moves the call between groups, in the filters and in the usage', async () => {
+    const { app } = await testEnv();
+    const target = calls.find((c) => c.analysis?.status === 'completed' && c.analysis.success === true && c.analysis.sentiment !== 'negative')!;
+    env.llm.script.push({ text: JSON.stringify({ summary: 'Changed.', success: false, success_reason: 'No.', sentiment: 'negative', structured_data: { booked: false, party_size: 2 } }) });
+    const res = await app.inject({ method: 'POST', url: `/api/calls/${target.call_sid}/analyze`, headers: asRole(env.org, 'admin'), payload: {} });
+    assert.equal(res.statusCode, 202, res.body);
+    const changed = await waitFor('the rerun', async () => {
+      const call = await getCall(env.org, target.call_sid);
+      return call.analysis.summary === 'Changed.' ? call : undefined;
+    });
+    calls = calls.map((c) => (c.call_sid === target.call_sid ? changed : c));
+    for (const [filters, keep] of FILTERS) {
+      assert.deepEqual(await listAll(env.org, queryOf(filters)), calls.filter(keep).map((c) => c.call_sid), queryOf(filters));
+    }
+    const now = Date.now();
+    const usage = await app.inject({
+      url: `/api/analytics/usage?start=${new Date(now - 86_400_000).toISOString()}&end=${new Date(now + 86_400_000).toISOString()}&granularity=day&group_by=analysis.success&metrics=calls,success_rate,cost`,
+      headers: asRole(env.org, 'user'),
+    });
+    const report = usage.json().data;
+    const count = (value: string | null) => calls.filter((c) => (c.analysis?.success == null ? null : String(c.analysis.success)) === value).length;
+    for (const series of report.series) {
+      assert.equal(series.points.reduce((n: number, p: any) => n + p.calls, 0), count(series.group['analysis.success']), `group ${series.group['analysis.success']}`);
+    }
+    const judged = calls.filter((c) => c.analysis?.success != null);
+    assert.ok(Math.abs(report.totals.success_rate - judged.filter((c) => c.analysis.success).length / judged.length) < 1e-9);
+    assert.equal(Math.round(report.totals.cost * 10_000), calls.reduce((n, c) => n + Math.round(c.total_cost * 10_000), 0), 'the rerun\'s cost counted once');
   });
 
   test('bad analysis filters are 400', async () => {

@@ -42,6 +42,7 @@ import { telephonyRoutes } from './modules/telephony/routes.ts';
 import { dialRoutes } from './modules/calls/dial-routes.ts';
 import { previewRoutes } from './modules/calls/preview-routes.ts';
 import { callExportRoutes } from './modules/calls/export-routes.ts';
+import { callAnalysisRoutes } from './modules/calls/analysis-routes.ts';
 import { sessionRoutes } from './modules/sessions/routes.ts';
 import { consoleRoutes } from './modules/console/routes.ts';
 import { registerVoiceRuntime } from './voice-runtime.ts';
@@ -168,6 +169,7 @@ export async function buildApp(
   await app.register(callRoutes(services.calls));
   await app.register(recordingRoutes(services.recordings));
   await app.register(callExportRoutes(services.callExports));
+  await app.register(callAnalysisRoutes(services.callAnalysis));
   await app.register(billingRoutes(services.billing, { ...config.payments, publicBaseUrl: config.publicBaseUrl }));
   await app.register(analyticsRoutes(services.analytics));
   await app.register(toolRoutes(services.tools));

@@ -42,6 +42,9 @@ import { PreviewSessions } from './modules/calls/preview-sessions.ts';
 import { PreviewCallSweeper, previewSweepJobs } from './modules/calls/preview-sweep.ts';
 import { RecordingService } from './modules/calls/recordings.ts';
 import { callExportJobs, CallExportService } from './modules/calls/exports.ts';
+import { CallAnalysisService } from './modules/calls/analysis.ts';
+import { callAnalysisJobs } from './modules/calls/analysis-jobs.ts';
+import { runtimeLanguageModel } from './adapters/providers/analysis-llm.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
 import { idempotencyJobs } from './modules/idempotency/jobs.ts';
 import { IntegrationService } from './modules/integrations/service.ts';
@@ -106,6 +109,8 @@ export interface Services {
   calls: CallService;
   recordings: RecordingService;
   callExports: CallExportService;
+  /** Post-call analysis (extensions.md §13): queued as calls end, rerun on request. */
+  callAnalysis: CallAnalysisService;
   billing: BillingService;
   analytics: AnalyticsService;
   dataSettings: DataSettingsService;
@@ -243,6 +248,11 @@ export async function buildServices(config: Config, database: Database, options:
     database, queue, store: adapters.store, linkSecret: encryptionKey, publicBaseUrl: config.publicBaseUrl, audit, log, retryLimit: config.jobs.retryLimit,
   });
   const campaigns = new CampaignService({ database, queue, agents, phoneNumbers, audit });
+  const callAnalysis = new CallAnalysisService({
+    database, queue, agents, integrations, billing, analytics, outbox, audit, llm: runtimeLanguageModel, prices: config.runtime.prices, log, retryLimit: config.jobs.retryLimit,
+  });
+  // A call that ends with a transcript queues its analysis in the same transaction.
+  calls.onEndedTranscript(callAnalysis);
   const dialerNow = now ?? (() => new Date());
   // Signed with the embedded secret whatever signs user tokens: only this server issues call tokens.
   const callTokens = new CallTokens(resolveSessionSecret(config.jwt, config.dataDir));
@@ -287,6 +297,7 @@ export async function buildServices(config: Config, database: Database, options:
       tmpDir: path.join(config.dataDir, 'tmp'), maxBytes: config.recordingMaxBytes, audit, outbox,
     }),
     callExports,
+    callAnalysis,
     billing,
     analytics,
     dataSettings,
@@ -310,6 +321,7 @@ export async function buildServices(config: Config, database: Database, options:
       ...campaignJobs(dialer, campaigns),
       ...callExportJobs(callExports),
       ...previewSweepJobs(new PreviewCallSweeper({ db, calls })),
+      ...callAnalysisJobs(callAnalysis),
     ],
     async close() {
       await webhookDispatcher.stop();

@@ -17,6 +17,9 @@ import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures
 import { createCall, patchCall, uploadRecording } from './helpers/calls.ts';
 import { setConcurrencyLimit } from './helpers/limits.ts';
 
+/** extensions.md §13: exports add the analysis's columns after metadata (tested with analyses in test/call-analysis-filters.test.ts). */
+const ANALYSIS_COLUMNS = ['analysis_status', 'analysis_success', 'analysis_success_reason', 'analysis_sentiment', 'analysis_summary', 'analysis_structured_data'];
+
 /**
  * Exports of calls (extensions.md §4): the file's rows are the list's rows for the same filters,
  * read back with a real CSV parser (csv-parse) and JSON.parse; the link is signed for an hour; the
@@ -149,13 +152,14 @@ describe('call exports: the list\'s rows', () => {
       const rows: string[][] = parse(file.rawPayload, { relax_column_count: false });
       const header = rows.shift()!;
       const fields = Object.keys(expected[0]!);
-      assert.deepEqual(header, [...fields, 'metadata'], query);
+      assert.deepEqual(header, [...fields, 'metadata', ...ANALYSIS_COLUMNS], query);
       assert.ok(text.startsWith(`${header.join(',')}\r\n`) && text.endsWith('\r\n'), 'records end in CRLF');
       assert.deepEqual(rows.map((r) => r[0]), expected.map((i) => i.call_sid), query);
       rows.forEach((row, n) => {
         const item = expected[n]!;
         assert.deepEqual(row.slice(0, fields.length), fields.map((f) => csvText(item[f])), `${query}: ${item.call_sid}`);
         assert.deepEqual(JSON.parse(row[fields.length]!), calls.get(item.call_sid)!.metadata);
+        assert.deepEqual(row.slice(fields.length + 1), ANALYSIS_COLUMNS.map(() => ''), 'no analysis: empty fields');
       });
     }
   });
@@ -170,7 +174,7 @@ describe('call exports: the list\'s rows', () => {
       const lines = text.slice(0, -1).split('\n').map((l) => JSON.parse(l));
       assert.equal(view.row_count, lines.length);
       assert.deepEqual(lines, expected.map((item) => ({
-        ...item, metadata: calls.get(item.call_sid)!.metadata, transcript: calls.get(item.call_sid)!.transcript,
+        ...item, metadata: calls.get(item.call_sid)!.metadata, ...Object.fromEntries(ANALYSIS_COLUMNS.map((c) => [c, null])), transcript: calls.get(item.call_sid)!.transcript,
       })), query);
     }
   });

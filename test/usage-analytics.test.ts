@@ -97,7 +97,7 @@ async function check(params: Record<string, string>) {
   const counted = made.filter((c) => c.ended && c.at >= start && c.at < end
     && (!params.agent_id || c.agent_id === params.agent_id) && (!params.call_type || c.call_type === params.call_type) && (!params.status || c.status === params.status));
   assert.ok(counted.length > 0, `${label}: the seed has calls in the period`);
-  const metrics = params.metrics ? params.metrics.split(',') : ['calls', 'duration_seconds', 'duration_p50', 'duration_p95', 'latency_p50', 'latency_p95', 'cost', ...PARTS.map((p) => `cost_${p}`)];
+  const metrics = params.metrics ? params.metrics.split(',') : ['calls', 'duration_seconds', 'duration_p50', 'duration_p95', 'latency_p50', 'latency_p95', 'cost', ...PARTS.map((p) => `cost_${p}`), 'success_rate'];
 
   const expectedGroups = new Set(counted.map((c) => groupValue(c, params.group_by)));
   assert.equal(report.series.length, expectedGroups.size, label);
@@ -123,6 +123,8 @@ async function check(params: Record<string, string>) {
         ...Object.fromEntries(PARTS.map((p) => [`cost_${p}`, inside.reduce((s, c) => s + scaled(c.parts[p] ?? 0), 0) / 10_000])),
         // These calls report no agent-turn latency (test/usage-latency.test.ts checks the latency percentiles).
         latency_p50: 0, latency_p95: 0,
+        // Nor analyses (test/call-analysis-usage.test.ts checks success_rate): none judged, 0.
+        success_rate: 0,
       };
       for (const m of metrics) {
         if (m.startsWith('duration_p')) {
@@ -140,8 +142,8 @@ async function check(params: Record<string, string>) {
   }
   // Totals: the sum over the calls, and exactly the sum of the groups' points.
   for (const m of metrics) {
-    if (m.startsWith('latency_p')) {
-      assert.equal(report.totals[m], 0, `${label} totals ${m}: no call reported a turn latency`);
+    if (m.startsWith('latency_p') || m === 'success_rate') {
+      assert.equal(report.totals[m], 0, `${label} totals ${m}: no call reported a turn latency, none was analyzed`);
       continue;
     }
     if (!SUMMED.includes(m as never)) {
@@ -257,7 +259,7 @@ describe('usage analytics against the brute force over the calls', () => {
     assert.equal(plain.granularity, 'day');
     assert.equal(plain.timezone, 'UTC');
     assert.ok(plain.series[0].points.length === 31 || plain.series[0].points.length === 30);
-    assert.equal(Object.keys(plain.totals).length, 12);
+    assert.equal(Object.keys(plain.totals).length, 13);
   });
 
   test('any query parameters: never a server error; a 200 always has one point per bucket in every series', async () => {

@@ -833,6 +833,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/calls/{call_sid}/analyze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Analyze a call again with its own agent version's analysis settings, or another version's: answers the call as it is; the new analysis replaces `analysis` when the job ends (call.analyzed), its cost charged once. 409 no_transcript. Honours Idempotency-Key
+         * @description Analyze a call again with its own agent version's analysis settings, or another version's: answers the call as it is; the new analysis replaces `analysis` when the job ends (call.analyzed), its cost charged once. 409 no_transcript. Honours Idempotency-Key
+         */
+        post: operations["analyzeCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calls/analyze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Analyze again every call the list returns for these filters (each with its own agent version), as a job: poll GET /api/calls/analyze/{job_id}. Honours Idempotency-Key
+         * @description Analyze again every call the list returns for these filters (each with its own agent version), as a job: poll GET /api/calls/analyze/{job_id}. Honours Idempotency-Key
+         */
+        post: operations["analyzeCalls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calls/analyze/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bulk analysis job's progress: calls gathered, analyses completed, failed and pending
+         * @description A bulk analysis job's progress: calls gathered, analyses completed, failed and pending
+         */
+        get: operations["getCallAnalysisJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/billing/credits": {
         parameters: {
             query?: never;
@@ -3798,17 +3858,18 @@ export interface components {
             variables?: components["schemas"]["CallVariables"];
         };
         /**
-         * CostBreakdown
+         * CallCostBreakdown
          * @description Credits per component; total_cost is their sum
          * @example {
          *       "stt": 100000,
          *       "llm": 100000,
          *       "tts": 100000,
          *       "telephony": 100000,
-         *       "platform": 100000
+         *       "platform": 100000,
+         *       "analysis": 100000
          *     }
          */
-        CostBreakdown: {
+        CallCostBreakdown: {
             /** @description Credits */
             stt: number;
             /** @description Credits */
@@ -3819,6 +3880,8 @@ export interface components {
             telephony: number;
             /** @description Credits */
             platform: number;
+            /** @description Post-call analyses, each charged as its own ledger entry */
+            analysis?: number;
         };
         /**
          * ToolInvocation
@@ -3919,6 +3982,41 @@ export interface components {
             message: string;
         };
         /**
+         * CallAnalysis
+         * @example {
+         *       "status": "completed",
+         *       "summary": "Looks up an order by its number",
+         *       "success": true,
+         *       "success_reason": "Support credit",
+         *       "sentiment": "positive",
+         *       "structured_data": {},
+         *       "agent_version": 1,
+         *       "analyzed_at": "2026-11-22T10:15:00.000Z",
+         *       "error": "example"
+         *     }
+         */
+        CallAnalysis: {
+            /**
+             * @description failed: the model failed or did not answer valid output twice; nothing invalid is kept
+             * @enum {unknown}
+             */
+            status: "completed" | "failed";
+            summary: string | null;
+            /** @description Whether the call met the agent's success criteria; null without criteria */
+            success: boolean | null;
+            success_reason: string | null;
+            sentiment: ("positive" | "neutral" | "negative") | null;
+            structured_data: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The agent version whose analysis settings were used */
+            agent_version: number | null;
+            /** Format: date-time */
+            analyzed_at: string;
+            /** @description Why the analysis failed */
+            error: string | null;
+        };
+        /**
          * Call
          * @example {
          *       "call_sid": "example",
@@ -3944,7 +4042,8 @@ export interface components {
          *         "llm": 100000,
          *         "tts": 100000,
          *         "telephony": 100000,
-         *         "platform": 100000
+         *         "platform": 100000,
+         *         "analysis": 100000
          *       },
          *       "transcript": [
          *         {
@@ -3994,6 +4093,17 @@ export interface components {
          *         "provider": "example",
          *         "code": "example",
          *         "message": "Our opening hours are 8 to 18 on weekdays."
+         *       },
+         *       "analysis": {
+         *         "status": "completed",
+         *         "summary": "Looks up an order by its number",
+         *         "success": true,
+         *         "success_reason": "Support credit",
+         *         "sentiment": "positive",
+         *         "structured_data": {},
+         *         "agent_version": 1,
+         *         "analyzed_at": "2026-11-22T10:15:00.000Z",
+         *         "error": "example"
          *       }
          *     }
          */
@@ -4020,7 +4130,7 @@ export interface components {
             end_time: string | null;
             end_reason: string | null;
             billing_status: string;
-            cost_breakdown: components["schemas"]["CostBreakdown"] | null;
+            cost_breakdown: components["schemas"]["CallCostBreakdown"] | null;
             transcript: components["schemas"]["TranscriptTurn"][];
             has_recording: boolean;
             recording_content_type: string | null;
@@ -4044,6 +4154,7 @@ export interface components {
             /** @description The version of the agent the call ran (null before agent versions) */
             agent_version: number | null;
             error: components["schemas"]["CallError"] | null;
+            analysis: components["schemas"]["CallAnalysis"] | null;
         };
         /**
          * CallResponse
@@ -4074,7 +4185,8 @@ export interface components {
          *           "llm": 100000,
          *           "tts": 100000,
          *           "telephony": 100000,
-         *           "platform": 100000
+         *           "platform": 100000,
+         *           "analysis": 100000
          *         },
          *         "transcript": [
          *           {
@@ -4124,6 +4236,17 @@ export interface components {
          *           "provider": "example",
          *           "code": "example",
          *           "message": "Our opening hours are 8 to 18 on weekdays."
+         *         },
+         *         "analysis": {
+         *           "status": "completed",
+         *           "summary": "Looks up an order by its number",
+         *           "success": true,
+         *           "success_reason": "Support credit",
+         *           "sentiment": "positive",
+         *           "structured_data": {},
+         *           "agent_version": 1,
+         *           "analyzed_at": "2026-11-22T10:15:00.000Z",
+         *           "error": "example"
          *         }
          *       }
          *     }
@@ -4222,6 +4345,29 @@ export interface components {
             success: boolean;
             data: components["schemas"]["CallSummary"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * CostBreakdown
+         * @description Credits per component; total_cost is their sum
+         * @example {
+         *       "stt": 100000,
+         *       "llm": 100000,
+         *       "tts": 100000,
+         *       "telephony": 100000,
+         *       "platform": 100000
+         *     }
+         */
+        CostBreakdown: {
+            /** @description Credits */
+            stt: number;
+            /** @description Credits */
+            llm: number;
+            /** @description Credits */
+            tts: number;
+            /** @description Credits */
+            telephony: number;
+            /** @description Credits */
+            platform: number;
         };
         /**
          * UpdateCallBody
@@ -4351,7 +4497,7 @@ export interface components {
         };
         /**
          * CreateCallExportBody
-         * @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly
+         * @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly; `analysis.data.<key>=<value>` (at most 10) the same over the top-level keys of the analysis's structured_data
          * @example {
          *       "format": "csv",
          *       "include_transcript": true,
@@ -4370,6 +4516,8 @@ export interface components {
          *       "has_recording": true,
          *       "campaign_id": "example",
          *       "agent_version": 100001,
+         *       "analysis.success": true,
+         *       "analysis.sentiment": "positive",
          *       "q": "example"
          *     }
          */
@@ -4413,6 +4561,13 @@ export interface components {
             campaign_id?: string;
             /** @description Calls that ran this version of their agent (best with agent_id) */
             agent_version?: number;
+            /** @description Calls whose analysis judged them a success (true) or not (false); calls without a judgement are left out */
+            "analysis.success"?: boolean;
+            /**
+             * @description Calls whose analysis found this caller sentiment
+             * @enum {unknown}
+             */
+            "analysis.sentiment"?: "positive" | "neutral" | "negative";
             /** @description Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet` */
             q?: string;
         } & {
@@ -4483,6 +4638,155 @@ export interface components {
             success: boolean;
             message?: string;
             data: components["schemas"]["CallExport"];
+        };
+        /**
+         * AnalyzeCallBody
+         * @example {
+         *       "agent_version": 100001
+         *     }
+         */
+        AnalyzeCallBody: {
+            /** @description The agent version whose analysis settings to use (default: the call's) */
+            agent_version?: number;
+        };
+        /**
+         * AnalyzeCallsBody
+         * @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly; `analysis.data.<key>=<value>` (at most 10) the same over the top-level keys of the analysis's structured_data
+         * @example {
+         *       "agent_id": "example",
+         *       "status": "queued",
+         *       "call_type": "inbound",
+         *       "from": "2026-11-22T10:15:00.000Z",
+         *       "to": "2026-11-22T10:15:00.000Z",
+         *       "end_reason": "user_hangup",
+         *       "billing_status": "pending",
+         *       "phone_number": "+14155550100",
+         *       "min_duration": 100000,
+         *       "max_duration": 100000,
+         *       "min_cost": 100000,
+         *       "max_cost": 100000,
+         *       "has_recording": true,
+         *       "campaign_id": "example",
+         *       "agent_version": 100001,
+         *       "analysis.success": true,
+         *       "analysis.sentiment": "positive",
+         *       "q": "example"
+         *     }
+         */
+        AnalyzeCallsBody: {
+            agent_id?: string;
+            /** @enum {unknown} */
+            status?: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "canceled";
+            /** @enum {unknown} */
+            call_type?: "inbound" | "outbound" | "preview";
+            /** @description Created at or after (a date: from its start, UTC) */
+            from?: string;
+            /** @description Created before (a date: up to its end, UTC) */
+            to?: string;
+            /** @enum {unknown} */
+            end_reason?: "user_hangup" | "agent_hangup" | "tool_end_call" | "silence_timeout" | "max_duration" | "voicemail" | "transferred" | "error";
+            /** @enum {unknown} */
+            billing_status?: "pending" | "billed" | "insufficient_credits" | "waived";
+            /** @description The call was to or from this number (E.164) */
+            phone_number?: string;
+            /** @description Seconds, at least (calls without a duration are left out) */
+            min_duration?: number;
+            /** @description Seconds, at most (calls without a duration are left out) */
+            max_duration?: number;
+            /** @description Credits, at least (calls without a cost are left out) */
+            min_cost?: number;
+            /** @description Credits, at most (calls without a cost are left out) */
+            max_cost?: number;
+            /** @description Only calls with (true) or without (false) a stored recording */
+            has_recording?: boolean;
+            /** @description Calls placed by this campaign */
+            campaign_id?: string;
+            /** @description Calls that ran this version of their agent (best with agent_id) */
+            agent_version?: number;
+            /** @description Calls whose analysis judged them a success (true) or not (false); calls without a judgement are left out */
+            "analysis.success"?: boolean;
+            /**
+             * @description Calls whose analysis found this caller sentiment
+             * @enum {unknown}
+             */
+            "analysis.sentiment"?: "positive" | "neutral" | "negative";
+            /** @description Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet` */
+            q?: string;
+        } & {
+            [key: string]: string;
+        };
+        /**
+         * AnalysisJobRef
+         * @example {
+         *       "job_id": "example"
+         *     }
+         */
+        AnalysisJobRef: {
+            /** @description `caj_` + 12 hex */
+            job_id: string;
+        };
+        /**
+         * AnalysisJobRefResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "job_id": "example"
+         *       }
+         *     }
+         */
+        AnalysisJobRefResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["AnalysisJobRef"];
+        };
+        /**
+         * AnalysisJobProgress
+         * @example {
+         *       "job_id": "example",
+         *       "status": "pending",
+         *       "total": 1,
+         *       "completed": 1,
+         *       "failed": 1,
+         *       "pending": 1,
+         *       "created_at": "2026-11-22T10:15:00.000Z"
+         *     }
+         */
+        AnalysisJobProgress: {
+            job_id: string;
+            /**
+             * @description pending: calls being gathered; running: analyses under way; completed: every one ended
+             * @enum {unknown}
+             */
+            status: "pending" | "running" | "completed";
+            /** @description Calls to analyze (final once running) */
+            total: number;
+            completed: number;
+            failed: number;
+            pending: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * AnalysisJobProgressResponse
+         * @example {
+         *       "success": true,
+         *       "message": "Our opening hours are 8 to 18 on weekdays.",
+         *       "data": {
+         *         "job_id": "example",
+         *         "status": "pending",
+         *         "total": 1,
+         *         "completed": 1,
+         *         "failed": 1,
+         *         "pending": 1,
+         *         "created_at": "2026-11-22T10:15:00.000Z"
+         *       }
+         *     }
+         */
+        AnalysisJobProgressResponse: {
+            success: boolean;
+            message?: string;
+            data: components["schemas"]["AnalysisJobProgress"];
         };
         /**
          * Credits
@@ -4753,7 +5057,7 @@ export interface components {
         };
         /**
          * UsagePoint
-         * @description The metrics asked for: calls, seconds, credits, and milliseconds for latency_p50 and latency_p95
+         * @description The metrics asked for: calls, seconds, credits, milliseconds for latency_p50 and latency_p95, and success_rate: of the calls whose analysis judged success, the share that succeeded (0 to 1; 0 when none was judged)
          * @example {
          *       "start": "2026-11-22T10:15:00.000Z"
          *     }
@@ -4814,7 +5118,7 @@ export interface components {
                 } | null;
                 points: components["schemas"]["UsagePoint"][];
             }[];
-            /** @description The metrics asked for: calls, seconds, credits, and milliseconds for latency_p50 and latency_p95 */
+            /** @description The metrics asked for: calls, seconds, credits, milliseconds for latency_p50 and latency_p95, and success_rate: of the calls whose analysis judged success, the share that succeeded (0 to 1; 0 when none was judged) */
             totals: {
                 [key: string]: number;
             };
@@ -5222,7 +5526,8 @@ export interface components {
          *           "llm": 100000,
          *           "tts": 100000,
          *           "telephony": 100000,
-         *           "platform": 100000
+         *           "platform": 100000,
+         *           "analysis": 100000
          *         },
          *         "transcript": [
          *           {
@@ -5272,6 +5577,17 @@ export interface components {
          *           "provider": "example",
          *           "code": "example",
          *           "message": "Our opening hours are 8 to 18 on weekdays."
+         *         },
+         *         "analysis": {
+         *           "status": "completed",
+         *           "summary": "Looks up an order by its number",
+         *           "success": true,
+         *           "success_reason": "Support credit",
+         *           "sentiment": "positive",
+         *           "structured_data": {},
+         *           "agent_version": 1,
+         *           "analyzed_at": "2026-11-22T10:15:00.000Z",
+         *           "error": "example"
          *         }
          *       },
          *       "agent": {
@@ -5424,7 +5740,8 @@ export interface components {
          *             "llm": 100000,
          *             "tts": 100000,
          *             "telephony": 100000,
-         *             "platform": 100000
+         *             "platform": 100000,
+         *             "analysis": 100000
          *           },
          *           "transcript": [
          *             {
@@ -5474,6 +5791,17 @@ export interface components {
          *             "provider": "example",
          *             "code": "example",
          *             "message": "Our opening hours are 8 to 18 on weekdays."
+         *           },
+         *           "analysis": {
+         *             "status": "completed",
+         *             "summary": "Looks up an order by its number",
+         *             "success": true,
+         *             "success_reason": "Support credit",
+         *             "sentiment": "positive",
+         *             "structured_data": {},
+         *             "agent_version": 1,
+         *             "analyzed_at": "2026-11-22T10:15:00.000Z",
+         *             "error": "example"
          *           }
          *         },
          *         "agent": {
@@ -5838,7 +6166,7 @@ export interface components {
              * @description An event type of the catalogue
              * @enum {unknown}
              */
-            type: "call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test";
+            type: "call.created" | "call.updated" | "call.ended" | "call.analyzed" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test";
             /** Format: date-time */
             created_at: string;
             organization_id: string;
@@ -5918,7 +6246,7 @@ export interface components {
             url: string;
             description?: string;
             /** @description Empty: every event type */
-            event_types?: ("call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
+            event_types?: ("call.created" | "call.updated" | "call.ended" | "call.analyzed" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
             /** @description Empty: every agent; filters call.* and recording.* events */
             agent_ids?: string[];
         };
@@ -5944,7 +6272,7 @@ export interface components {
             webhook_id: string;
             url: string;
             description: string;
-            event_types: ("call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
+            event_types: ("call.created" | "call.updated" | "call.ended" | "call.analyzed" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
             agent_ids: string[];
             enabled: boolean;
             disabled_reason: ("gone" | "failing" | "manual") | null;
@@ -6004,7 +6332,7 @@ export interface components {
             webhook_id: string;
             url: string;
             description: string;
-            event_types: ("call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
+            event_types: ("call.created" | "call.updated" | "call.ended" | "call.analyzed" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
             agent_ids: string[];
             enabled: boolean;
             disabled_reason: ("gone" | "failing" | "manual") | null;
@@ -6092,7 +6420,7 @@ export interface components {
             url?: string;
             description?: string;
             /** @description Empty: every event type */
-            event_types?: ("call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
+            event_types?: ("call.created" | "call.updated" | "call.ended" | "call.analyzed" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
             /** @description Empty: every agent; filters call.* and recording.* events */
             agent_ids?: string[];
             /** @description true re-enables (clearing disabled_reason); false disables ("manual") */
@@ -6174,7 +6502,7 @@ export interface components {
              * @description An event type of the catalogue
              * @enum {unknown}
              */
-            event_type: "call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test";
+            event_type: "call.created" | "call.updated" | "call.ended" | "call.analyzed" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test";
             /** @enum {unknown} */
             status: "pending" | "retrying" | "succeeded" | "failed";
             attempts: components["schemas"]["DeliveryAttempt"][];
@@ -13087,6 +13415,10 @@ export interface operations {
                 campaign_id?: string;
                 /** @description Calls that ran this version of their agent (best with agent_id) */
                 agent_version?: number;
+                /** @description Calls whose analysis judged them a success (true) or not (false); calls without a judgement are left out */
+                "analysis.success"?: boolean;
+                /** @description Calls whose analysis found this caller sentiment */
+                "analysis.sentiment"?: "positive" | "neutral" | "negative";
                 /** @description Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet` */
                 q?: string;
             };
@@ -14246,7 +14578,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly */
+        /** @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly; `analysis.data.<key>=<value>` (at most 10) the same over the top-level keys of the analysis's structured_data */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CreateCallExportBody"];
@@ -14547,6 +14879,454 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the current minute ends */
                     "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is too long */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, or `concurrency_limit` where calls are started); Retry-After says when to retry */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    analyzeCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description call_ + 20 letters and digits */
+                call_sid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnalyzeCallBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Requests allowed per minute to this caller (its API key or user; its address when anonymous) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends */
+                    "RateLimit-Reset"?: number;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state; or `idempotency_key_reused` / `idempotency_key_in_use` (Idempotency-Key) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is too long */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, or `concurrency_limit` where calls are started); Retry-After says when to retry */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    analyzeCalls: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry: the same key with the same request returns the kept response (Idempotent-Replayed: true) for 24 hours */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description `metadata.<key>=<value>` (different keys, at most 10): the top-level key's value, as text, equals <value> exactly; `analysis.data.<key>=<value>` (at most 10) the same over the top-level keys of the analysis's structured_data */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnalyzeCallsBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalysisJobRefResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Requests allowed per minute to this caller (its API key or user; its address when anonymous) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends */
+                    "RateLimit-Reset"?: number;
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed (role, organization) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `idempotency_key_reused` (the key was used with another request) or `idempotency_key_in_use` (its first request still runs) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, or `concurrency_limit` where calls are started); Retry-After says when to retry */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCallAnalysisJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description caj_ + 12 hex */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalysisJobProgressResponse"];
+                };
+            };
+            /** @description Invalid request (validation, cursor, missing X-Organization-Id) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Requests allowed per minute to this caller (its API key or user; its address when anonymous) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current minute */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current minute ends */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15917,12 +16697,12 @@ export interface operations {
                 granularity?: "minute" | "hour" | "day" | "week" | "month";
                 /** @description IANA time zone of the buckets */
                 timezone?: string;
-                /** @description agent, phone_number (the organization's number: called inbound, calling outbound), status, end_reason, call_type, campaign, agent_version (the version of the agent the call ran, as text), or metadata.<key> (the top-level value as text) */
+                /** @description agent, phone_number (the organization's number: called inbound, calling outbound), status, end_reason, call_type, campaign, agent_version (the version of the agent the call ran, as text), analysis.success (true, false; null: not judged), analysis.sentiment, or metadata.<key> / analysis.data.<key> (the top-level value of metadata / of the analysis's structured_data, as text) */
                 group_by?: string;
                 agent_id?: string;
                 call_type?: "inbound" | "outbound" | "preview";
                 status?: "queued" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "canceled";
-                /** @description Comma list of calls, duration_seconds, duration_p50, duration_p95, latency_p50, latency_p95, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform (default: all) */
+                /** @description Comma list of calls, duration_seconds, duration_p50, duration_p95, latency_p50, latency_p95, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform, success_rate (default: all) */
                 metrics?: string;
             };
             header?: never;
@@ -17662,7 +18442,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Repeatable: only events of these types */
-                type?: ("call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
+                type?: ("call.created" | "call.updated" | "call.ended" | "call.analyzed" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test")[];
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;
@@ -18950,7 +19730,7 @@ export interface operations {
             query?: {
                 status?: "pending" | "retrying" | "succeeded" | "failed";
                 /** @description An event type of the catalogue */
-                event_type?: "call.created" | "call.updated" | "call.ended" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test";
+                event_type?: "call.created" | "call.updated" | "call.ended" | "call.analyzed" | "recording.ready" | "document.completed" | "document.failed" | "credits.purchased" | "credits.low" | "agent.created" | "agent.updated" | "agent.deleted" | "phone_number.imported" | "phone_number.deleted" | "api_key.created" | "api_key.revoked" | "invitation.accepted" | "member.removed" | "campaign.completed" | "webhook.test";
                 limit?: number;
                 /** @description next_cursor of the previous page */
                 cursor?: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
-/** Resource id prefixes of `spec/decisions.md`; each is followed by 12 lowercase hex characters. */
-export type IdPrefix = 'org' | 'user' | 'agent' | 'tool' | 'intg' | 'phon' | 'apikey' | 'inv' | 'txn' | 'cs' | 'mail' | 'adj' | 'whk' | 'cmp' | 'sess' | 'link' | 'exp';
+/** Resource id prefixes of `spec/decisions.md` (`caj`: a bulk analysis job, `car`: one analysis run); each is followed by 12 lowercase hex characters. */
+export type IdPrefix = 'org' | 'user' | 'agent' | 'tool' | 'intg' | 'phon' | 'apikey' | 'inv' | 'txn' | 'cs' | 'mail' | 'adj' | 'whk' | 'cmp' | 'sess' | 'link' | 'exp' | 'caj' | 'car';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;

@@ -47,6 +47,8 @@ function table(): Record<string, readonly Role[]> {
   // extensions.md §4 names no role for exports: whoever reads the calls may take them out (a permission of
   // its own, so an API key's scopes can withhold bulk exports while allowing reads).
   permissions['calls:export'] = ALL;
+  // extensions.md §13: running post-call analysis again (it costs credits) is for admins and agent managers.
+  permissions['calls:analyze'] = MANAGERS;
   // extensions.md §6 names no role for reading limits: every member sees the limits its requests meet.
   permissions['limits:read'] = ALL;
   // extensions.md §3: campaigns are read by every role and run by admins and agent managers.

@@ -7,6 +7,7 @@ import { EVENTS_CLEANUP, WEBHOOK_DISABLED_EMAIL } from '../modules/events/jobs.t
 import { CAMPAIGN_JOBS } from '../modules/campaigns/jobs.ts';
 import { CALL_EXPORT, CALL_EXPORTS_CLEANUP } from '../modules/calls/exports.ts';
 import { PREVIEW_CALLS_SWEEP } from '../modules/calls/preview-sweep.ts';
+import { CALL_ANALYSIS, CALL_ANALYSIS_BATCH } from '../modules/calls/analysis-jobs.ts';
 import type { JobDefinition } from './job.ts';
 
 /**
@@ -15,5 +16,5 @@ import type { JobDefinition } from './job.ts';
  */
 export const JOB_DEFINITIONS: readonly JobDefinition[] = [
   INDEX_DOCUMENT_DEAD, INDEX_DOCUMENT, INVITATION_EMAIL, DATA_RETENTION, AUDIT_CLEANUP, WEBHOOK_DISABLED_EMAIL, EVENTS_CLEANUP, IDEMPOTENCY_CLEANUP, ...CAMPAIGN_JOBS,
-  CALL_EXPORT, CALL_EXPORTS_CLEANUP, PREVIEW_CALLS_SWEEP,
+  CALL_EXPORT, CALL_EXPORTS_CLEANUP, PREVIEW_CALLS_SWEEP, CALL_ANALYSIS, CALL_ANALYSIS_BATCH,
 ];

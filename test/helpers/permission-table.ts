@@ -44,6 +44,8 @@ export const PERMISSION_TABLE: Readonly<Record<string, readonly Role[]>> = {
   'agents:preview': ['admin', 'agent_manager'],
   // extensions.md §4 names no role for exports; the calls they contain are every role's to read (calls:read).
   'calls:export': ['admin', 'agent_manager', 'user'],
+  // extensions.md §13.
+  'calls:analyze': ['admin', 'agent_manager'],
   'events:read': ['admin', 'agent_manager'],
   'webhooks:read': ['admin', 'agent_manager'],
 

@@ -16,6 +16,21 @@ export interface CostBreakdown {
   tts: number;
   telephony: number;
   platform: number;
+  /** What the call's post-call analyses cost (extensions.md §13), each charged as its own ledger entry. */
+  analysis?: number;
+}
+
+/** A call's post-call analysis (extensions.md §13): the latest one asked for, completed or failed. */
+export interface CallAnalysis {
+  status: 'completed' | 'failed';
+  summary: string | null;
+  success: boolean | null;
+  success_reason: string | null;
+  sentiment: 'positive' | 'neutral' | 'negative' | null;
+  structured_data: Record<string, unknown> | null;
+  agent_version: number | null;
+  analyzed_at: string;
+  error: string | null;
 }
 
 export interface TranscriptTurn {
@@ -79,6 +94,8 @@ export const calls = pgTable(
     /** The agent's version the call ran (agent versions come with extensions.md §12; null until then). */
     agentVersion: integer('agent_version'),
     error: jsonb('error').$type<CallError>(),
+    /** The post-call analysis (extensions.md §13); null until one ran. */
+    analysis: jsonb('analysis').$type<CallAnalysis>(),
     /**
      * When a report through the API (the runtime's PATCH) gave the call its final state. Null while
      * only the platform (the carrier's status callback, a refused placement) ended it: the runtime's

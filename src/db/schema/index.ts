@@ -13,3 +13,4 @@ export * from './sessions.ts';
 export * from './call-exports.ts';
 export * from './usage-rollups.ts';
 export * from './agent-versions.ts';
+export * from './call-analysis.ts';

@@ -6,8 +6,9 @@ import { credits } from './calls.ts';
 /**
  * Ended calls summed for usage analytics (extensions.md §5), written in the transaction of the
  * call's final report. Each call adds one row per grain and dimension: the dimension `none` (value
- * ''), `phone_number` (the organization's number of the call), `end_reason` and `campaign` ('' for
- * none). agent, call type and status are columns of every row, so they filter and group any
+ * ''), `phone_number` (the organization's number of the call), `end_reason`, `campaign`,
+ * `agent_version`, and the post-call analysis's `analysis_success` and `analysis_sentiment` ('' for
+ * none; the analysis's transaction moves the call from '' to its values). agent, call type and status are columns of every row, so they filter and group any
  * dimension. Grains: `minute`, `quarter` (15 minutes: every zone's offset is a multiple), `hour` and
  * `day` (UTC days). `histogram` counts durations in logarithmic bins (see usage-histogram.ts); its
  * lower bound is the first bin used, so it stays as short as the durations it holds.
@@ -34,6 +35,9 @@ export const callUsageRollups = pgTable(
     costPlatform: credits('cost_platform').notNull(),
     histogram: integer('histogram').array().notNull(),
     latencyHistogram: integer('latency_histogram').array().notNull().default(sql`'{}'::int[]`),
+    /** Calls whose post-call analysis judged success (true or false), and those judged a success: success_rate (extensions.md §13). */
+    analysisJudged: integer('analysis_judged').notNull().default(0),
+    analysisSucceeded: integer('analysis_succeeded').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.clientId, t.grain, t.dimension, t.bucket, t.agentId, t.callType, t.status, t.value] })],
 );

@@ -11,7 +11,17 @@ import { iso } from '../../core/schemas.ts';
 import type { TrafficSplit } from '../../db/schema/index.ts';
 import { AgentRepository, type LinkKind, type AgentRow, type NewAgentRow } from './repository.ts';
 import { VERSIONED_FIELDS, type Agent, type AgentSummary, type AgentVersion, type CreateAgentBody, type UpdateAgentBody } from './schemas.ts';
-import { checkAnalysisSettings } from './analysis-settings.ts';
+import { checkAnalysisSettings, type AnalysisSettings } from './analysis-settings.ts';
+
+export type AnalysisSettingsValue = Static<typeof AnalysisSettings>;
+/** An agent version's post-call analysis settings and the LLM it would otherwise ask. */
+export interface AgentAnalysisConfig {
+  version: number;
+  analysis: AnalysisSettingsValue | null;
+  llmProvider: string;
+  llmModel: string | null;
+  llmIntegrationId: string | null;
+}
 import { checkTraffic, configOf, diffConfigs, pickVersion } from './versions.ts';
 import { AgentVersionRepository, type AgentVersionRow } from './versions-repository.ts';
 import { columns, toAgent, toAgentSummary } from './views.ts';
@@ -75,6 +85,25 @@ export class AgentService {
    */
   async versionForCall(within: Executor, orgId: string, agentId: string, callerKey: string): Promise<number> {
     return pickVersion(await this.requireAgent(orgId, agentId, { within }), callerKey);
+  }
+
+  /**
+   * What a post-call analysis needs of an agent at a version (extensions.md §13): the version's
+   * `analysis` and LLM settings (the latest version when null). Undefined when the agent or that
+   * version no longer exists. `within`: the caller's transaction (a call's end), or the database.
+   */
+  async analysisAtVersion(within: Executor, orgId: string, agentId: string, version: number | null): Promise<AgentAnalysisConfig | undefined> {
+    const row = await new AgentRepository(within).findById(orgId, agentId);
+    if (!row) return undefined;
+    const current = { version: row.version, analysis: (row.analysis ?? null) as AnalysisSettingsValue | null, llmProvider: row.llmProvider, llmModel: row.llmModel, llmIntegrationId: row.llmIntegrationId };
+    if (version === null || version === row.version) return current;
+    const kept = await new AgentVersionRepository(within).find(orgId, agentId, version);
+    if (!kept) return undefined;
+    const config = kept.config as Partial<AgentView>;
+    return {
+      version, analysis: (config.analysis ?? null) as AnalysisSettingsValue | null, llmProvider: config.llm_provider ?? row.llmProvider,
+      llmModel: config.llm_model === undefined ? row.llmModel : config.llm_model, llmIntegrationId: config.llm_integration_id === undefined ? row.llmIntegrationId : config.llm_integration_id,
+    };
   }
 
   async create(ctx: RequestContext, input: CreateInput): Promise<AgentView> {

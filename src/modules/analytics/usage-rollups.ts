@@ -22,6 +22,9 @@ export interface UsageCall {
   breakdown: { stt: number; llm: number; tts: number; telephony: number; platform: number } | null;
   /** Its agent turns' `latency.total_ms`: the population of the latency percentiles. */
   latenciesMs: number[];
+  /** Its post-call analysis's judgement and caller sentiment (null: none yet, or failed). */
+  analysisSuccess: boolean | null;
+  analysisSentiment: string | null;
 }
 
 /**
@@ -38,7 +41,7 @@ function latencyCounts(latenciesMs: number[], sign: 1 | -1): number[] {
   return counts;
 }
 
-export const USAGE_DIMENSIONS = ['none', 'phone_number', 'end_reason', 'campaign', 'agent_version'] as const;
+export const USAGE_DIMENSIONS = ['none', 'phone_number', 'end_reason', 'campaign', 'agent_version', 'analysis_success', 'analysis_sentiment'] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 /**
@@ -48,7 +51,10 @@ export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
  */
 export async function addCallToUsage(db: Executor, orgId: string, call: UsageCall, sign: 1 | -1 = 1): Promise<void> {
   const values: Record<UsageDimension, string> = { none: '', phone_number: call.phoneNumber ?? '', end_reason: call.endReason ?? '', campaign: call.campaignId ?? '',
-    agent_version: call.agentVersion === null ? '' : String(call.agentVersion) };
+    agent_version: call.agentVersion === null ? '' : String(call.agentVersion),
+    analysis_success: call.analysisSuccess === null ? '' : String(call.analysisSuccess), analysis_sentiment: call.analysisSentiment ?? '' };
+  const judged = sign * (call.analysisSuccess === null ? 0 : 1);
+  const succeeded = sign * (call.analysisSuccess === true ? 1 : 0);
   const b = call.breakdown ?? { stt: 0, llm: 0, tts: 0, telephony: 0, platform: 0 };
   const bin = durationBin(call.durationSeconds);
   const latency = `{${latencyCounts(call.latenciesMs, sign).join(',')}}`;
@@ -58,17 +64,18 @@ export async function addCallToUsage(db: Executor, orgId: string, call: UsageCal
     for (const dimension of Object.keys(values) as UsageDimension[]) {
       rows.push(sql`(${orgId}, ${grain}, ${dimension}, ${bucket}::timestamptz, ${call.agentId}, ${call.callType}, ${call.status}, ${values[dimension]}, ${sign}::int,
         ${sign * call.durationSeconds}::float8, ${sign * call.cost}::numeric, ${sign * b.stt}::numeric, ${sign * b.llm}::numeric, ${sign * b.tts}::numeric,
-        ${sign * b.telephony}::numeric, ${sign * b.platform}::numeric, ${`[${bin}:${bin}]={${sign}}`}::int[], ${latency}::int[])`);
+        ${sign * b.telephony}::numeric, ${sign * b.platform}::numeric, ${`[${bin}:${bin}]={${sign}}`}::int[], ${latency}::int[], ${judged}::int, ${succeeded}::int)`);
     }
   }
   const u = sql.raw('call_usage_rollups');
   await db.execute(sql`INSERT INTO call_usage_rollups (client_id, grain, dimension, bucket, agent_id, call_type, status, value, calls,
-      duration_seconds, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform, histogram, latency_histogram)
+      duration_seconds, cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform, histogram, latency_histogram, analysis_judged, analysis_succeeded)
     VALUES ${sql.join(rows, sql`, `)}
     ON CONFLICT (client_id, grain, dimension, bucket, agent_id, call_type, status, value) DO UPDATE SET
       calls = ${u}.calls + excluded.calls, duration_seconds = ${u}.duration_seconds + excluded.duration_seconds, cost = ${u}.cost + excluded.cost,
       cost_stt = ${u}.cost_stt + excluded.cost_stt, cost_llm = ${u}.cost_llm + excluded.cost_llm, cost_tts = ${u}.cost_tts + excluded.cost_tts,
       cost_telephony = ${u}.cost_telephony + excluded.cost_telephony, cost_platform = ${u}.cost_platform + excluded.cost_platform,
+      analysis_judged = ${u}.analysis_judged + excluded.analysis_judged, analysis_succeeded = ${u}.analysis_succeeded + excluded.analysis_succeeded,
       histogram[${sql.raw(String(bin))}] = coalesce(${u}.histogram[${sql.raw(String(bin))}], 0) + ${sign}::int,
       latency_histogram = (SELECT coalesce(array_agg(coalesce(${u}.latency_histogram[i], 0) + coalesce(excluded.latency_histogram[i], 0) ORDER BY i), '{}')
         FROM generate_series(1, greatest(cardinality(${u}.latency_histogram), cardinality(excluded.latency_histogram))) i)`);

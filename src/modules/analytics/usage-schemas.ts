@@ -2,11 +2,17 @@ import { Type } from 'typebox';
 import { CALL_STATUSES, CALL_TYPES } from '../calls/service.ts';
 import { GRANULARITIES } from './usage-periods.ts';
 
-export const USAGE_METRICS = ['calls', 'duration_seconds', 'duration_p50', 'duration_p95', 'latency_p50', 'latency_p95', 'cost', 'cost_stt', 'cost_llm', 'cost_tts', 'cost_telephony', 'cost_platform'] as const;
+export const USAGE_METRICS = [
+  'calls', 'duration_seconds', 'duration_p50', 'duration_p95', 'latency_p50', 'latency_p95', 'cost', 'cost_stt', 'cost_llm', 'cost_tts', 'cost_telephony', 'cost_platform', 'success_rate',
+] as const;
 export type UsageMetric = (typeof USAGE_METRICS)[number];
 
 /** The group_by values backed by rollups, and the name each gives its group's field. */
-export const GROUP_FIELDS = { agent: 'agent_id', phone_number: 'phone_number', status: 'status', end_reason: 'end_reason', call_type: 'call_type', campaign: 'campaign_id', agent_version: 'agent_version' } as const;
+export const GROUP_FIELDS = {
+  agent: 'agent_id', phone_number: 'phone_number', status: 'status', end_reason: 'end_reason', call_type: 'call_type', campaign: 'campaign_id', agent_version: 'agent_version',
+  'analysis.success': 'analysis.success', 'analysis.sentiment': 'analysis.sentiment',
+} as const;
+const escaped = (name: string) => name.replace(/\./g, '\\.');
 
 export const UsageQuery = Type.Object(
   {
@@ -15,8 +21,9 @@ export const UsageQuery = Type.Object(
     granularity: Type.Enum([...GRANULARITIES], { default: 'day', description: 'minute (period ≤ 48 h), hour (≤ 31 days), day (≤ 366 days), week (ISO, from Monday; ≤ 5 years), month (≤ 5 years)' }),
     timezone: Type.String({ default: 'UTC', minLength: 1, maxLength: 64, description: 'IANA time zone of the buckets' }),
     group_by: Type.Optional(Type.String({
-      pattern: `^(${Object.keys(GROUP_FIELDS).join('|')}|metadata\\..{1,64})$`,
-      description: 'agent, phone_number (the organization\'s number: called inbound, calling outbound), status, end_reason, call_type, campaign, agent_version (the version of the agent the call ran, as text), or metadata.<key> (the top-level value as text)',
+      pattern: `^(${Object.keys(GROUP_FIELDS).map(escaped).join('|')}|metadata\\..{1,64}|analysis\\.data\\..{1,64})$`,
+      description: 'agent, phone_number (the organization\'s number: called inbound, calling outbound), status, end_reason, call_type, campaign, agent_version (the version of the agent the call ran, as text), '
+        + 'analysis.success (true, false; null: not judged), analysis.sentiment, or metadata.<key> / analysis.data.<key> (the top-level value of metadata / of the analysis\'s structured_data, as text)',
     })),
     agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     call_type: Type.Optional(Type.Enum([...CALL_TYPES])),
@@ -29,7 +36,10 @@ export const UsageQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const metricFields = { additionalProperties: Type.Number(), description: 'The metrics asked for: calls, seconds, credits, and milliseconds for latency_p50 and latency_p95' };
+const metricFields = {
+  additionalProperties: Type.Number(),
+  description: 'The metrics asked for: calls, seconds, credits, milliseconds for latency_p50 and latency_p95, and success_rate: of the calls whose analysis judged success, the share that succeeded (0 to 1; 0 when none was judged)',
+};
 
 export const UsagePoint = Type.Object({ start: Type.String({ format: 'date-time', description: 'Start of the bucket' }) }, { ...metricFields, title: 'UsagePoint' });
 

@@ -13,7 +13,7 @@ type Point = Static<typeof UsagePoint>;
 
 /** Sums are kept in ten-thousandths (credits have four decimals; durations are rounded to them): integers add up exactly. */
 const SCALE = 10_000;
-const SUMMED = ['calls', 'duration_seconds', 'cost', 'cost_stt', 'cost_llm', 'cost_tts', 'cost_telephony', 'cost_platform'] as const;
+const SUMMED = ['calls', 'duration_seconds', 'cost', 'cost_stt', 'cost_llm', 'cost_tts', 'cost_telephony', 'cost_platform', 'judged', 'succeeded'] as const;
 type Summed = (typeof SUMMED)[number];
 type Sums = Record<Summed, number>;
 
@@ -28,13 +28,19 @@ interface Row {
   cost_tts: string;
   cost_telephony: string;
   cost_platform: string;
+  /** Calls whose analysis judged success, and those that succeeded (success_rate). */
+  judged: number;
+  succeeded: number;
 }
 
 const scaled = (value: string | number | null) => Math.round(Number(value ?? 0) * SCALE);
-const zero = (): Sums => ({ calls: 0, duration_seconds: 0, cost: 0, cost_stt: 0, cost_llm: 0, cost_tts: 0, cost_telephony: 0, cost_platform: 0 });
+const zero = (): Sums => ({ calls: 0, duration_seconds: 0, cost: 0, cost_stt: 0, cost_llm: 0, cost_tts: 0, cost_telephony: 0, cost_platform: 0, judged: 0, succeeded: 0 });
+const DATA = 'analysis.data.';
+/** The groupings by a key of the caller's (metadata, the analysis's structured_data): read from the calls, not the rollups. */
+const byKey = (groupBy: string | undefined) => groupBy !== undefined && (groupBy.startsWith('metadata.') || groupBy.startsWith(DATA));
 const invalid = (field: string, message: string) => Errors.validation(`Invalid ${field}`, [{ path: `querystring.${field}`, message }]);
 
-/** The SQL of one source: the rollups (every group_by but metadata.<key>), or the calls themselves. */
+/** The SQL of one source: the rollups (every group_by but metadata.<key> and analysis.data.<key>), or the calls themselves. */
 interface Source {
   from: string;
   /** Its conditions after the organization ($1), the period ($2, $3) and the boundaries ($4). */
@@ -58,10 +64,12 @@ type Kind = 'duration' | 'latency';
 const SCALES = { duration: DURATION_SCALE, latency: LATENCY_SCALE } as const;
 
 const ROLLUP_SUMS = `sum(calls)::int AS calls, sum(duration_seconds)::float8 AS duration_seconds, sum(cost)::text AS cost, sum(cost_stt)::text AS cost_stt,
-  sum(cost_llm)::text AS cost_llm, sum(cost_tts)::text AS cost_tts, sum(cost_telephony)::text AS cost_telephony, sum(cost_platform)::text AS cost_platform`;
+  sum(cost_llm)::text AS cost_llm, sum(cost_tts)::text AS cost_tts, sum(cost_telephony)::text AS cost_telephony, sum(cost_platform)::text AS cost_platform,
+  sum(analysis_judged)::int AS judged, sum(analysis_succeeded)::int AS succeeded`;
 const part = (name: string) => `sum(coalesce((cost_breakdown ->> '${name}')::numeric, 0))::text AS cost_${name}`;
 const CALL_SUMS = `count(*)::int AS calls, sum(coalesce(duration_seconds, 0))::float8 AS duration_seconds, sum(coalesce(total_cost, 0))::text AS cost,
-  ${['stt', 'llm', 'tts', 'telephony', 'platform'].map(part).join(', ')}`;
+  ${['stt', 'llm', 'tts', 'telephony', 'platform'].map(part).join(', ')},
+  (count(*) FILTER (WHERE analysis ->> 'success' IS NOT NULL))::int AS judged, (count(*) FILTER (WHERE analysis ->> 'success' = 'true'))::int AS succeeded`;
 // The bins of usage-histogram.ts in SQL (only the metadata.<key> grouping reads calls).
 const CALL_BIN = binSql('duration_seconds', DURATION_SCALE);
 // A call's agent turns with a latency, one row each.
@@ -94,7 +102,7 @@ export class UsageAnalytics {
     const values = [orgId, ...period, ...source.values];
     const where = ['client_id = $1', `${source.at} >= $2::timestamptz`, `${source.at} < $3::timestamptz`, ...source.where].join(' AND ');
     const bucket = `width_bucket(${source.at}, $4::timestamptz[])`;
-    const shape = `${source.from}_${query.group_by?.startsWith('metadata.') ? 'meta' : (query.group_by ?? 'none')}_${source.where.length}_${[query.agent_id, query.call_type, query.status].map((f) => (f === undefined ? 0 : 1)).join('')}`;
+    const shape = `${source.from}_${byKey(query.group_by) ? 'meta' : (query.group_by ?? 'none').replace('.', '_')}_${source.where.length}_${[query.agent_id, query.call_type, query.status].map((f) => (f === undefined ? 0 : 1)).join('')}`;
     const rows = await this.#database.prepared<Row>(`usage_${shape}`,
       `SELECT ${source.group} AS g, ${bucket} AS key, ${source.sums} FROM ${source.from} WHERE ${where} GROUP BY 1, 2`, values);
     const points = boundaries.length - 1;
@@ -109,6 +117,8 @@ export class UsageAnalytics {
       cell.calls += row.calls;
       cell.duration_seconds += scaled(row.duration_seconds);
       for (const name of ['cost', 'cost_stt', 'cost_llm', 'cost_tts', 'cost_telephony', 'cost_platform'] as const) cell[name] += scaled(row[name]);
+      cell.judged += row.judged;
+      cell.succeeded += row.succeeded;
     }
     const wanted = new Set(metrics.flatMap((m) => (m in PERCENTILES ? [PERCENTILES[m as keyof typeof PERCENTILES].histogram] : [])));
     const totalHistograms: Partial<Record<Kind, Histogram>> = {};
@@ -134,11 +144,12 @@ export class UsageAnalytics {
           const { histogram, p } = PERCENTILES[metric as keyof typeof PERCENTILES];
           const counted = histograms[histogram];
           out[metric] = counted ? percentile(counted, p, SCALES[histogram]) : 0;
-        } else out[metric] = metric === 'calls' ? sums.calls : sums[metric as Summed] / SCALE;
+        } else if (metric === 'success_rate') out[metric] = sums.judged === 0 ? 0 : sums.succeeded / sums.judged;
+        else out[metric] = metric === 'calls' ? sums.calls : sums[metric as Summed] / SCALE;
       }
       return out;
     };
-    const field = query.group_by === undefined ? undefined : query.group_by.startsWith('metadata.') ? query.group_by : GROUP_FIELDS[query.group_by as keyof typeof GROUP_FIELDS];
+    const field = query.group_by === undefined ? undefined : byKey(query.group_by) ? query.group_by : GROUP_FIELDS[query.group_by as keyof typeof GROUP_FIELDS];
     const series = query.group_by === undefined && groups.size === 0 ? [{ group: null, sums: Array.from({ length: points }, zero), histograms: undefined }]
       : [...groups.entries()].sort(([a], [b]) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1))
         .map(([g, { sums, histograms }]) => ({ group: field === undefined ? null : { [field]: g }, sums, histograms }));
@@ -163,16 +174,18 @@ export class UsageAnalytics {
     if (query.call_type !== undefined) filters.push(`call_type = ${next(query.call_type)}`);
     if (query.status !== undefined) filters.push(`status = ${next(query.status)}`);
     const groupBy = query.group_by;
-    if (groupBy?.startsWith('metadata.')) {
-      const key = next(groupBy.slice('metadata.'.length));
+    if (byKey(groupBy)) {
+      const data = groupBy!.startsWith(DATA);
+      const key = next(groupBy!.slice(data ? DATA.length : 'metadata.'.length));
       const final = FINAL_STATUSES.map((s) => `'${s}'`).join(', ');
       return {
-        from: 'calls', where: [`status IN (${final})`, ...filters], values, group: `metadata ->> ${key}`, at: 'coalesce(start_time, created_at)', sums: CALL_SUMS,
+        from: 'calls', where: [`status IN (${final})`, ...filters], values, group: data ? `analysis -> 'structured_data' ->> ${key}` : `metadata ->> ${key}`, at: 'coalesce(start_time, created_at)', sums: CALL_SUMS,
         bins: `${CALL_BIN} AS lo, ARRAY[1] AS counts`,
         latency: { from: CALL_TURNS, bins: `${binSql('total_ms', LATENCY_SCALE)} AS lo, ARRAY[1] AS counts`, where: '' },
       };
     }
-    const dimension = groupBy === 'phone_number' || groupBy === 'end_reason' || groupBy === 'campaign' || groupBy === 'agent_version' ? groupBy : 'none';
+    const dimension = groupBy === 'phone_number' || groupBy === 'end_reason' || groupBy === 'campaign' || groupBy === 'agent_version' ? groupBy
+      : groupBy === 'analysis.success' || groupBy === 'analysis.sentiment' ? groupBy.replace('.', '_') : 'none';
     const column = { agent: 'agent_id', status: 'status', call_type: 'call_type' }[groupBy ?? ''] ?? (dimension === 'none' ? 'NULL::text' : "nullif(value, '')");
     return {
       from: 'call_usage_rollups', where: [`grain = ${next(grain)}`, `dimension = ${next(dimension)}`, ...filters], values, group: column, at: 'bucket', sums: ROLLUP_SUMS,

@@ -67,6 +67,26 @@ export class CreditLedger {
     return { balanceAfter: account.balance, threshold: account.threshold };
   }
 
+  /**
+   * Takes a post-call analysis's cost (extensions.md §13) if the balance covers it: a `call_usage`
+   * row of its own (source `{call_sid}/analysis/{run_id}`), so a run is charged once (the source is
+   * unique) and the call's rows still add up to its total cost.
+   */
+  async debitForAnalysis(orgId: string, callSid: string, runId: string, amount: number): Promise<{ balanceAfter: number; threshold: number } | undefined> {
+    await this.#ensureAccount(orgId);
+    const [account] = await this.#db
+      .update(creditAccounts)
+      .set({ balance: sql`${creditAccounts.balance} - ${amount}`, updatedAt: new Date() })
+      .where(and(eq(creditAccounts.clientId, orgId), sql`${creditAccounts.balance} >= ${amount}`))
+      .returning({ balance: creditAccounts.balance, threshold: creditAccounts.lowBalanceThreshold });
+    if (!account) return undefined;
+    await this.#db.insert(creditTransactions).values({
+      id: newId('txn'), clientId: orgId, kind: 'call_usage', amount: -amount, balanceAfter: account.balance,
+      sourceId: `${callSid}/analysis/${runId}`, description: `Call ${callSid}: post-call analysis`,
+    });
+    return { balanceAfter: account.balance, threshold: account.threshold };
+  }
+
   /** The balance below which `credits.low` is emitted (the default until an admin sets one). */
   async lowBalanceThreshold(orgId: string): Promise<number> {
     const [row] = await this.#db.select({ threshold: creditAccounts.lowBalanceThreshold }).from(creditAccounts).where(eq(creditAccounts.clientId, orgId));

@@ -70,6 +70,14 @@ export class BillingService {
     return true;
   }
 
+  /** Takes a post-call analysis's cost in the analysis's transaction if the balance covers it; false when not. */
+  async debitForAnalysis(within: Executor, orgId: string, callSid: string, runId: string, amount: number): Promise<boolean> {
+    const debit = await new CreditLedger(within).debitForAnalysis(orgId, callSid, runId, amount);
+    if (!debit) return false;
+    await this.#emitIfLow(within, orgId, roundCredits(debit.balanceAfter + amount), debit.balanceAfter, debit.threshold);
+    return true;
+  }
+
   /**
    * Bills a call again after a late report changed its cost (the carrier ended it, then the
    * runtime reported): what was charged (`charged`: its cost if it was billed, else nothing) is

@@ -29,12 +29,30 @@ export interface CallFilters {
   metadata?: Array<[key: string, value: string]>;
   /** Web-search syntax over the transcript: words, "quoted phrases", -excluded words. */
   q?: string;
+  /** The analysis's judgement and caller sentiment (extensions.md §13). */
+  analysisSuccess?: boolean;
+  analysisSentiment?: string;
+  /** Top-level keys of the analysis's `structured_data` and the text their value must be. */
+  analysisData?: Array<[key: string, value: string]>;
 }
 
 /** The filter fields of a list query or an export request, and their `metadata.<key>` fields. */
 export type CallFilterInput = { [K in keyof typeof CallFilterFields]?: Static<(typeof CallFilterFields)[K]> } & Record<string, unknown>;
 
 const METADATA_PREFIX = 'metadata.';
+const ANALYSIS_DATA_PREFIX = 'analysis.data.';
+
+/** The `<prefix><key>=<value>` fields of a request, sorted by key (a statement's shape does not depend on their order). */
+function keyedFilters(input: CallFilterInput, prefix: string, area: string, what: string): Array<[string, string]> | undefined {
+  const pairs: Array<[string, string]> = [];
+  for (const [field, value] of Object.entries(input)) {
+    if (field.startsWith(prefix) && typeof value === 'string') pairs.push([field.slice(prefix.length), value]);
+  }
+  if (pairs.length > METADATA_FILTERS_MAX) {
+    throw Errors.validation(`Too many ${what} filters`, [{ path: area, message: `at most ${METADATA_FILTERS_MAX} ${prefix}<key> filters` }]);
+  }
+  return pairs.length > 0 ? pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : undefined;
+}
 
 /** `YYYY-MM-DD` is a UTC day: `from` starts at its beginning, `to` ends at its end. */
 function boundary(value: string | undefined, edge: 'from' | 'to', area: string): Date | undefined {
@@ -50,20 +68,15 @@ function boundary(value: string | undefined, edge: 'from' | 'to', area: string):
 
 /** The request's filter fields (already checked by their schema) as filters; `area` names them in errors. */
 export function callFiltersOf(input: CallFilterInput, area: 'querystring' | 'body'): CallFilters {
-  const metadata: Array<[string, string]> = [];
-  for (const [field, value] of Object.entries(input)) {
-    if (field.startsWith(METADATA_PREFIX) && typeof value === 'string') metadata.push([field.slice(METADATA_PREFIX.length), value]);
-  }
-  if (metadata.length > METADATA_FILTERS_MAX) {
-    throw Errors.validation('Too many metadata filters', [{ path: area, message: `at most ${METADATA_FILTERS_MAX} metadata.<key> filters` }]);
-  }
   return {
     agentId: input.agent_id, status: input.status, callType: input.call_type,
     from: boundary(input.from, 'from', area), to: boundary(input.to, 'to', area),
     endReason: input.end_reason, billingStatus: input.billing_status, phoneNumber: input.phone_number,
     minDuration: input.min_duration, maxDuration: input.max_duration, minCost: input.min_cost, maxCost: input.max_cost,
     hasRecording: input.has_recording, campaignId: input.campaign_id, agentVersion: input.agent_version, q: input.q,
-    metadata: metadata.length > 0 ? metadata.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : undefined,
+    metadata: keyedFilters(input, METADATA_PREFIX, area, 'metadata'),
+    analysisSuccess: input['analysis.success'], analysisSentiment: input['analysis.sentiment'],
+    analysisData: keyedFilters(input, ANALYSIS_DATA_PREFIX, area, 'analysis.data'),
   };
 }
 
@@ -90,6 +103,9 @@ const CONDITIONS: Array<[keyof CallFilters, Condition]> = [
   ['campaignId', (p) => `campaign_id = ${p()}`],
   ['agentVersion', (p) => `agent_version = ${p()}::int`],
   ['q', (p) => `transcript_search @@ ${searchQuery(p())}`],
+  // JSON's own text of the judgement: a failed analysis (success null) matches neither value.
+  ['analysisSuccess', (p) => `analysis ->> 'success' = (${p()}::boolean)::text`],
+  ['analysisSentiment', (p) => `analysis ->> 'sentiment' = ${p()}`],
 ];
 
 export interface FilterSql {
@@ -125,6 +141,10 @@ export function filterSql(orgId: string, filters: CallFilters): FilterSql {
   for (const [key, value] of filters.metadata ?? []) {
     conditions.push(`metadata ->> ${parameter(key)()} = ${parameter(value)()}`);
     shape += '_meta';
+  }
+  for (const [key, value] of filters.analysisData ?? []) {
+    conditions.push(`analysis -> 'structured_data' ->> ${parameter(key)()} = ${parameter(value)()}`);
+    shape += '_data';
   }
   return { where: conditions.join(' AND '), values, shape };
 }

@@ -54,8 +54,23 @@ export const SUMMARY_FIELDS = [
   'call_sid', 'to_number', 'from_number', 'agent_id', 'agent_name', 'client_id', 'call_type', 'status', 'recording_enabled',
   'total_cost', 'duration_seconds', 'turn_count', 'created_at', 'updated_at', 'start_time', 'end_time', 'end_reason', 'billing_status',
 ] as const;
-type Kind = 'text' | 'boolean' | 'number' | 'integer';
-const KINDS: Partial<Record<string, Kind>> = { recording_enabled: 'boolean', total_cost: 'number', duration_seconds: 'number', turn_count: 'integer' };
+/** The analysis's columns (extensions.md §13), after metadata: null for a call without one. */
+export const ANALYSIS_FIELDS = [
+  'analysis_status', 'analysis_success', 'analysis_success_reason', 'analysis_sentiment', 'analysis_summary', 'analysis_structured_data',
+] as const;
+type Kind = 'text' | 'boolean' | 'number' | 'integer' | 'json';
+const KINDS: Partial<Record<string, Kind>> = {
+  recording_enabled: 'boolean', total_cost: 'number', duration_seconds: 'number', turn_count: 'integer', analysis_success: 'boolean', analysis_structured_data: 'json',
+};
+/** Each analysis column from the call's `analysis` (jsonb), in the middle query. */
+const ANALYSIS_VALUES = (format: ExportFormat) => [
+  `c.analysis ->> 'status' AS analysis_status`,
+  `(c.analysis ->> 'success')::boolean AS analysis_success`,
+  `c.analysis ->> 'success_reason' AS analysis_success_reason`,
+  `c.analysis ->> 'sentiment' AS analysis_sentiment`,
+  `c.analysis ->> 'summary' AS analysis_summary`,
+  `CASE WHEN c.analysis -> 'structured_data' IS NULL OR jsonb_typeof(c.analysis -> 'structured_data') = 'null' THEN NULL ELSE ${jsonColumn(`(c.analysis -> 'structured_data')`, '', format)} END AS analysis_structured_data`,
+];
 
 export interface ExportRequest {
   orgId: string;
@@ -65,7 +80,7 @@ export interface ExportRequest {
 
 /** The columns of an export: the list item's, its snippet with `q`, the call's metadata, and the transcript when asked. */
 export function exportColumns(request: Pick<ExportRequest, 'filters' | 'includeTranscript'>): string[] {
-  return [...SUMMARY_FIELDS, ...(request.filters.q !== undefined ? ['snippet'] : []), 'metadata', ...(request.includeTranscript ? ['transcript'] : [])];
+  return [...SUMMARY_FIELDS, ...(request.filters.q !== undefined ? ['snippet'] : []), 'metadata', ...ANALYSIS_FIELDS, ...(request.includeTranscript ? ['transcript'] : [])];
 }
 
 /**
@@ -80,6 +95,7 @@ function fieldText(column: string, format: ExportFormat): string {
     return format === 'csv' || column !== 'snippet' ? text : jsonField(text);
   }
   if (kind === 'number') return format === 'csv' ? jsNumber(v) : `coalesce(${jsNumber(v)}, 'null')`;
+  if (kind === 'json') return format === 'csv' ? v : `coalesce(${v}, 'null')`;
   if (kind === 'boolean' || kind === 'integer') return format === 'csv' ? `${v}::text` : jsonField(v);
   return format === 'csv' ? v : jsonField(v);
 }
@@ -117,7 +133,7 @@ export function exportRowsQuery(request: ExportRequest, format: ExportFormat, pa
     conditions.push(`(created_at, call_sid) < ($${values.length - 1}::timestamptz, $${values.length})`);
   }
   const q = request.filters.q;
-  let inner = `${SUMMARY_COLUMNS}, calls.created_at AS at, metadata${request.includeTranscript ? ', transcript' : ''}`;
+  let inner = `${SUMMARY_COLUMNS}, calls.created_at AS at, metadata, analysis${request.includeTranscript ? ', transcript' : ''}`;
   if (q !== undefined) {
     values.push(q, wantedWords(q));
     inner += `, ${bestTurn(searchQuery(`$${values.length - 1}`), searchQuery(`$${values.length}`))} AS marked`;
@@ -129,7 +145,7 @@ export function exportRowsQuery(request: ExportRequest, format: ExportFormat, pa
   }
   const columns = exportColumns(request);
   const middle = [
-    'c.*', `${jsonColumn('c.metadata', '{}', format)} AS metadata_text`,
+    'c.*', `${jsonColumn('c.metadata', '{}', format)} AS metadata_text`, ...ANALYSIS_VALUES(format),
     ...(request.includeTranscript ? [`${jsonColumn('c.transcript', '[]', format)} AS transcript_text`] : []),
     ...(q !== undefined ? [`${SNIPPET_TEXT} AS snippet_text`] : []),
   ];

@@ -33,6 +33,7 @@ export function usageOf(call: CallRow): UsageCall {
     callType: call.callType, status: call.status, endReason: call.endReason, campaignId: call.campaignId, agentVersion: call.agentVersion,
     phoneNumber: call.callType === 'outbound' ? call.fromNumber : call.toNumber, breakdown: call.costBreakdown,
     latenciesMs: (call.transcript ?? []).flatMap((turn) => (turn.role === 'agent' && typeof turn.latency?.total_ms === 'number' ? [turn.latency.total_ms] : [])),
+    analysisSuccess: call.analysis?.success ?? null, analysisSentiment: call.analysis?.sentiment ?? null,
   };
 }
 
@@ -45,6 +46,10 @@ export function usageOf(call: CallRow): UsageCall {
  */
 export function lateReportChanges(current: CallRow, input: UpdateInput): Partial<NewCallRow> {
   const changes: Partial<NewCallRow> = { ...costChanges(input) };
+  // What analyses cost was charged on its own (extensions.md §13): the runtime's costs replace the rest.
+  const analysis = current.costBreakdown?.analysis ?? 0;
+  if (analysis > 0 && changes.costBreakdown) changes.costBreakdown = { ...changes.costBreakdown, analysis };
+  if (analysis > 0 && typeof changes.totalCost === 'number') changes.totalCost = roundCredits(changes.totalCost + analysis);
   const final = input.status !== undefined && isFinal(input.status);
   if (input.end_reason !== undefined && !final) {
     throw Errors.validation('end_reason is only given with a final status', [{ path: 'body.end_reason', message: 'needs a final status' }]);

@@ -18,6 +18,27 @@ export const CostBreakdown = Type.Object(
   { title: 'CostBreakdown', additionalProperties: false, description: 'Credits per component; total_cost is their sum' },
 );
 
+export const SENTIMENTS = ['positive', 'neutral', 'negative'] as const;
+
+/** A call's post-call analysis (extensions.md §13), read with the call. */
+export const CallAnalysisView = Type.Object({
+  status: Type.Enum(['completed', 'failed'], { description: 'failed: the model failed or did not answer valid output twice; nothing invalid is kept' }),
+  summary: Nullable(Type.String()),
+  success: Nullable(Type.Boolean({ description: "Whether the call met the agent's success criteria; null without criteria" })),
+  success_reason: Nullable(Type.String()),
+  sentiment: Nullable(Type.Enum([...SENTIMENTS], { description: "The caller's sentiment" })),
+  structured_data: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: "Validates against the version's structured_data_schema" })),
+  agent_version: Nullable(Type.Integer({ description: 'The agent version whose analysis settings were used' })),
+  analyzed_at: Timestamp,
+  error: Nullable(Type.String({ description: 'Why the analysis failed' })),
+}, { title: 'CallAnalysis' });
+
+/** The breakdown as a call shows it: what the runtime reported, and what its post-call analyses cost (extensions.md §13). */
+export const CostBreakdownView = Type.Object(
+  { stt: Credits, llm: Credits, tts: Credits, telephony: Credits, platform: Credits, analysis: Type.Optional({ ...Credits, description: 'Post-call analyses, each charged as its own ledger entry' }) },
+  { title: 'CallCostBreakdown', additionalProperties: false, description: 'Credits per component; total_cost is their sum' },
+);
+
 const Ms = Type.Integer({ minimum: 0, maximum: 86_400_000 });
 
 export const ToolInvocation = Type.Object(
@@ -159,7 +180,7 @@ export const CallSummary = Type.Object({
 
 export const Call = Type.Object({
   ...SummaryFields,
-  cost_breakdown: Nullable(CostBreakdown),
+  cost_breakdown: Nullable(CostBreakdownView),
   transcript: Type.Array(TranscriptTurn),
   has_recording: Type.Boolean(),
   recording_content_type: Nullable(Type.String()),
@@ -172,6 +193,7 @@ export const Call = Type.Object({
   latency_p95_ms: Nullable(Type.Integer({ description: "95th percentile of the agent turns' latency.total_ms" })),
   agent_version: Nullable(Type.Integer({ description: 'The version of the agent the call ran (null before agent versions)' })),
   error: Nullable(CallError),
+  analysis: Nullable(CallAnalysisView),
 }, { title: 'Call' });
 
 const DateOrTime = Type.String({
@@ -183,6 +205,8 @@ const DateOrTime = Type.String({
 export const METADATA_FILTERS_MAX = 10;
 /** `metadata.<key>`: a top-level key of 1-64 characters. */
 export const METADATA_FILTER_PATTERN = '^metadata\\..{1,64}$';
+/** `analysis.data.<key>`: a top-level key of the analysis's structured_data (extensions.md §13). */
+export const ANALYSIS_DATA_FILTER_PATTERN = '^analysis\\.data\\..{1,64}$';
 
 const Bound = (description: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description }));
 
@@ -203,6 +227,8 @@ export const CallFilterFields = {
   has_recording: Type.Optional(Type.Boolean({ description: 'Only calls with (true) or without (false) a stored recording' })),
   campaign_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Calls placed by this campaign' })),
   agent_version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Calls that ran this version of their agent (best with agent_id)' })),
+  'analysis.success': Type.Optional(Type.Boolean({ description: "Calls whose analysis judged them a success (true) or not (false); calls without a judgement are left out" })),
+  'analysis.sentiment': Type.Optional(Type.Enum([...SENTIMENTS], { description: "Calls whose analysis found this caller sentiment" })),
   q: Type.Optional(Type.String({
     minLength: 1, maxLength: 500,
     description: 'Full-text search over the transcript (English stems, so "refunds" finds "refund"): words (all must occur), "quoted phrases", -word excludes, "or" between alternatives. Items then add `snippet`',
@@ -211,9 +237,10 @@ export const CallFilterFields = {
 
 /** `metadata.<key>` query fields: a pattern, since the keys are the caller's. */
 export const metadataFilterOptions = (fixedFields: number) => ({
-  patternProperties: { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 500 }) },
-  maxProperties: fixedFields + METADATA_FILTERS_MAX,
-  description: `\`metadata.<key>=<value>\` (different keys, at most ${METADATA_FILTERS_MAX}): the top-level key's value, as text, equals <value> exactly`,
+  patternProperties: { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 500 }), [ANALYSIS_DATA_FILTER_PATTERN]: Type.String({ maxLength: 500 }) },
+  maxProperties: fixedFields + 2 * METADATA_FILTERS_MAX,
+  description: `\`metadata.<key>=<value>\` (different keys, at most ${METADATA_FILTERS_MAX}): the top-level key's value, as text, equals <value> exactly; `
+    + `\`analysis.data.<key>=<value>\` (at most ${METADATA_FILTERS_MAX}) the same over the top-level keys of the analysis's structured_data`,
 });
 
 export const ListCallsQuery = Type.Object(

@@ -4,6 +4,7 @@ import type { RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newCallSid } from '../../core/ids.ts';
+import { roundCredits } from '../../core/credits.ts';
 import { parseInstant } from '../../core/time-zones.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { AnalyticsService } from '../analytics/service.ts';
@@ -15,8 +16,9 @@ import type { AuditService } from '../audit/service.ts';
 import { CallRepository, type CallRow, type NewCallRow } from './repository.ts';
 import { callFiltersOf } from './call-filters.ts';
 import { listCallSummaries } from './call-list.ts';
-import { METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type DialCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
+import { METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
 import { isFinal, statusStage, toCall } from './views.ts';
+import type { CallEndListener, CampaignCall, EndedTranscriptListener, FinalReportListener } from './ports.ts';
 import { costChanges, lateReportChanges, usageOf } from './late-report.ts';
 
 export type { CallStatus };
@@ -30,7 +32,6 @@ export { isFinal, statusStage, toCall, toCallSummary } from './views.ts';
 type CallSummaryView = Static<typeof CallSummary>;
 type CallView = Static<typeof Call>;
 type UpdateInput = Static<typeof UpdateCallBody>;
-export type DialInput = Static<typeof DialCallBody>;
 
 function time(value: string | undefined, field: string): Date | undefined {
   return value === undefined ? undefined : parseInstant(value, `body.${field}`);
@@ -51,54 +52,8 @@ function callerKey(row: NewCallRow): string {
   return other || row.callSid;
 }
 
-/**
- * Told, inside the transaction that ends a call, that the call reached a final status (once per
- * call, whichever path ended it): campaigns move the call's contact in that same transaction.
- * Bound in the composition root, so this module imports none of its listeners.
- */
-export interface CallEndListener {
-  callEnded(within: Executor, orgId: string, call: { callSid: string; campaignId: string | null; status: string }): Promise<void>;
-}
-
-/**
- * Told after the transaction of a runtime's final report committed (never inside it: the listener
- * calls the carrier): telephony hangs up or transfers the carrier leg that is still up.
- */
-export interface FinalReportListener {
-  finalReported(orgId: string, call: CallRow): Promise<void>;
-}
-
-/** A call a campaign's dialer creates (outbound, queued), in the dialer's transaction. */
-export interface CampaignCall {
-  callSid: string;
-  agentId: string;
-  toNumber: string;
-  fromNumber: string;
-  campaignId: string;
-}
-
-/** What the placement of one outbound call the platform made (status `queued`) needs. */
-export interface Placement {
-  callSid: string;
-  agentId: string;
-  toNumber: string;
-  fromNumber: string;
-  fromPhoneNumberId: string;
-}
-
-/**
- * Places a created outbound call with its number's provider: resolves once the provider accepted it
- * (or left it queued for the voice runtime), throws when it refused or did not answer. Implemented
- * by telephony (OutboundDialing), used by the campaign dialer; bound in the composition root.
- */
-export interface CallPlacer {
-  place(orgId: string, call: Placement): Promise<void>;
-}
-
-/** `POST /api/calls/dial`: creates and places an outbound call (telephony implements it). */
-export interface CallDialer {
-  dial(ctx: RequestContext, input: DialInput): Promise<CallView>;
-}
+// The ports other modules implement or call (listeners, placement, dialing): see ports.ts.
+export type { CallDialer, CallEndListener, CallPlacer, CampaignCall, DialInput, EndedTranscriptListener, FinalReportListener, Placement } from './ports.ts';
 
 /** The voice runtime reports calls here; users read them. */
 export interface CallDeps {
@@ -124,6 +79,7 @@ export class CallService {
   readonly #calls: CallRepository;
   readonly #endListeners: CallEndListener[] = [];
   readonly #finalReportListeners: FinalReportListener[] = [];
+  readonly #transcriptListeners: EndedTranscriptListener[] = [];
   constructor(deps: CallDeps) {
     this.#deps = deps;
     this.#db = deps.database.db;
@@ -169,6 +125,11 @@ export class CallService {
   /** Registers a listener of the runtime's final reports, run after their commit (the composition root binds telephony). */
   onFinalReport(listener: FinalReportListener): void {
     this.#finalReportListeners.push(listener);
+  }
+
+  /** Registers a listener of ended calls with their transcript (the composition root binds post-call analysis). */
+  onEndedTranscript(listener: EndedTranscriptListener): void {
+    this.#transcriptListeners.push(listener);
   }
 
   /** Registers a listener of final statuses (the composition root binds campaigns here). */
@@ -267,6 +228,7 @@ export class CallService {
     // Once per call: the locked row refuses every later report of a final call (409 call_finalized), but the one late report.
     await this.#deps.outbox.emit(tx, orgId, 'call.ended', toCall(updated), { agentId: updated.agentId });
     for (const listener of this.#endListeners) await listener.callEnded(tx, orgId, updated);
+    for (const listener of this.#transcriptListeners) await listener.callEnded(tx, orgId, updated);
     return { call: updated, ended: true };
   }
 
@@ -278,12 +240,15 @@ export class CallService {
    */
   async #lateReport(tx: Executor, orgId: string, current: CallRow, report: UpdateInput): Promise<CallRow> {
     const changes = lateReportChanges(current, report);
-    const cost = changes.totalCost ?? current.totalCost ?? 0;
-    const charged = current.billingStatus === 'billed' ? (current.totalCost ?? 0) : 0;
+    // Post-call analyses were charged on their own ledger rows: the call's billing covers the rest.
+    const analyses = current.costBreakdown?.analysis ?? 0;
+    const cost = roundCredits((changes.totalCost ?? current.totalCost ?? 0) - analyses);
+    const charged = current.billingStatus === 'billed' ? roundCredits((current.totalCost ?? 0) - analyses) : 0;
     changes.billingStatus = await this.#deps.billing.rebillCall(tx, orgId, current.callSid, charged, cost);
     const updated = await new CallRepository(tx).update(orgId, current.callSid, changes);
     await this.#deps.analytics.replaceEndedCall(tx, orgId, usageOf(current), usageOf(updated));
     await this.#deps.outbox.emit(tx, orgId, 'call.updated', toCall(updated), { agentId: updated.agentId });
+    if (report.transcript?.length) for (const listener of this.#transcriptListeners) await listener.callEnded(tx, orgId, updated);
     return updated;
   }
 

@@ -42,5 +42,6 @@ export function toCall(row: CallRow): CallView {
     latency_p95_ms: row.latencyP95Ms,
     agent_version: row.agentVersion,
     error: row.error,
+    analysis: row.analysis,
   };
 }

@@ -3,7 +3,7 @@ import { Nullable, NullableTimestamp, PathId, Timestamp } from '../../core/schem
 
 /** Every event type of extensions.md §1. */
 export const EVENT_TYPES = [
-  'call.created', 'call.updated', 'call.ended', 'recording.ready', 'document.completed', 'document.failed',
+  'call.created', 'call.updated', 'call.ended', 'call.analyzed', 'recording.ready', 'document.completed', 'document.failed',
   'credits.purchased', 'credits.low', 'agent.created', 'agent.updated', 'agent.deleted',
   'phone_number.imported', 'phone_number.deleted', 'api_key.created', 'api_key.revoked',
   'invitation.accepted', 'member.removed', 'campaign.completed', 'webhook.test',

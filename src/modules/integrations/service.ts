@@ -172,6 +172,31 @@ export class IntegrationService {
   }
 
   /**
+   * The language model a post-call analysis asks (extensions.md §13): the integration it names
+   * (any of the organization's that serves `llm`), else the agent's LLM integration as a call would
+   * pick it. A string says why there is none usable (missing, or its base_url refused now).
+   */
+  async languageModelFor(orgId: string, named: string | null, agent: { llmProvider: string; llmIntegrationId: string | null }):
+    Promise<{ provider: string; credentials: ProviderCredentials } | string> {
+    let chosen: { integration: IntegrationRow; credentials: ProviderCredentials } | undefined;
+    if (named) {
+      const row = await new IntegrationRepository(this.#db).findById(orgId, named);
+      if (row && servesCategory(row, 'llm') && row.provider !== 'carrier_a') {
+        chosen = { integration: row, credentials: JSON.parse(this.#secrets.open(row.credentialsEncrypted)) as ProviderCredentials };
+      }
+    } else {
+      chosen = await this.forAgentProvider(orgId, 'llm', agent.llmProvider, agent.llmIntegrationId);
+    }
+    if (!chosen) return named ? `the analysis's integration ${named} does not exist or serves no llm` : `no ${agent.llmProvider} integration serves the agent's llm`;
+    if (chosen.credentials.base_url) {
+      // Checked at each use: the name may resolve elsewhere now than when it was stored.
+      const refusal = await outboundRefusal(chosen.credentials.base_url, this.#allowedNetworks);
+      if (refusal) return `base_url ${refusal}`;
+    }
+    return { provider: chosen.integration.provider, credentials: chosen.credentials };
+  }
+
+  /**
    * 400 unless `integrationId` is an integration of the organization that can serve the agent's
    * provider setting (the matching provider, of the category or, for openai, any of stt/tts/llm).
    */

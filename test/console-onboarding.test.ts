@@ -177,7 +177,14 @@ describe('the console for a new organization', { skip: skipWithoutBrowser }, () 
     await phone.getByRole('combobox', { name: 'Organization' }).waitFor();
     const signOut = phone.getByRole('button', { name: 'Sign out' });
     await signOut.waitFor();
-    const box = (await signOut.boundingBox())!;
+    // The drawer slides in: read its place once the slide has ended (the box stops moving), at most 5 s.
+    let box = (await signOut.boundingBox())!;
+    for (let waited = 0; waited < 5000; waited += 100) {
+      await phone.waitForTimeout(100);
+      const next = (await signOut.boundingBox())!;
+      if (next.x === box.x && next.y === box.y) break;
+      box = next;
+    }
     assert.ok(box.x >= 0 && box.x + box.width <= 390, `on screen: ${JSON.stringify(box)}`);
     await assertAccessible(phone, 'mobile-menu');
     await screenshot(phone, 'mobile-menu');

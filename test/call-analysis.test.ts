@@ -215,10 +215,10 @@ describe('post-call analysis (extensions.md §13)', () => {
       method: 'POST', url: `/api/calls/${call.call_sid}/analyze`, headers: asRole(org, 'agent_manager', key ? { 'idempotency-key': key } : {}), payload: body,
     });
     const first = await post({ agent_version: 2 }, 'rerun-v2');
-    assert.equal(first.statusCode, 202, first.body);
+    assert.equal(first.statusCode, 200, first.body);
     assert.equal(first.json().data.call_sid, call.call_sid);
     const again = await post({ agent_version: 2 }, 'rerun-v2');
-    assert.equal(again.statusCode, 202);
+    assert.equal(again.statusCode, 200);
     assert.equal(again.body, first.body, 'the kept response is replayed');
     const second = await analyzed(org, call.call_sid, 2);
     assert.equal(second.analysis.status, 'completed');
@@ -228,7 +228,7 @@ describe('post-call analysis (extensions.md §13)', () => {
     assert.equal(chats(llm).length, 2, 'the keyed rerun ran once');
     // The default is the call's own version (1), not the latest.
     llm.script.push(text(VALID));
-    assert.equal((await post({})).statusCode, 202);
+    assert.equal((await post({})).statusCode, 200);
     const third = await analyzed(org, call.call_sid, 1);
     assert.deepEqual(third.analysis.structured_data, VALID.structured_data);
     assert.ok(JSON.stringify(chats(llm)[2]!.json).includes('One sentence.'));
@@ -260,7 +260,7 @@ describe('post-call analysis (extensions.md §13)', () => {
     llm.script.push(text(VALID), text(VALID), text(VALID));
     const headers = asRole(org, 'admin', { 'idempotency-key': 'bulk-1' });
     const started = await app.inject({ method: 'POST', url: '/api/calls/analyze', headers, payload: { agent_id: agentId } });
-    assert.equal(started.statusCode, 202, started.body);
+    assert.equal(started.statusCode, 200, started.body);
     const jobId = started.json().data.job_id;
     assert.match(jobId, /^caj_[a-f0-9]{12}$/);
     const replay = await app.inject({ method: 'POST', url: '/api/calls/analyze', headers, payload: { agent_id: agentId } });

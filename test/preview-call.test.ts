@@ -78,7 +78,7 @@ describe('talking to an agent in the browser (preview sessions)', () => {
     try {
       const { org, agentId } = await voiceOrg(providers, { first_message: 'Hello, this is Acme.', recording_enabled: true });
       const res = await preview(org, agentId);
-      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.statusCode, 200, res.body);
       const session = res.json().data;
       assert.match(session.call_sid, /^call_/);
       const wsBase = publicUrl.replace('http', 'ws');
@@ -185,7 +185,7 @@ describe('talking to an agent in the browser (preview sessions)', () => {
     assert.deepEqual([denied.statusCode, denied.json().code], [403, 'permission_denied']);
     const foreign = await preview(org, theirs.agent_id, 'admin');
     assert.deepEqual([foreign.statusCode, foreign.json().code], [404, 'not_found']);
-    assert.equal((await preview(org, agent.agent_id, 'admin')).statusCode, 201);
+    assert.equal((await preview(org, agent.agent_id, 'admin')).statusCode, 200);
   });
 
   test('no credits → 409 insufficient_credits; over the concurrency limit → 429 concurrency_limit; neither creates a call', async () => {
@@ -195,7 +195,7 @@ describe('talking to an agent in the browser (preview sessions)', () => {
     assert.deepEqual([broke.statusCode, broke.json().code], [409, 'insufficient_credits']);
     await grantCredits(org.orgId, 10);
     await setConcurrencyLimit(org.orgId, 1);
-    assert.equal((await preview(org, agent.agent_id)).statusCode, 201);
+    assert.equal((await preview(org, agent.agent_id)).statusCode, 200);
     const full = await preview(org, agent.agent_id);
     assert.deepEqual([full.statusCode, full.json().code], [429, 'concurrency_limit']);
     const calls = await api(org, 'GET', '/api/calls?call_type=preview');
@@ -225,6 +225,6 @@ describe('talking to an agent in the browser (preview sessions)', () => {
     assert.deepEqual([second.status, second.end_reason, second.error.provider, second.error.code], ['failed', 'error', 'runtime', 'runtime_lost']);
     // Their places under the concurrency limit are free again.
     await setConcurrencyLimit(org.orgId, 1);
-    assert.equal((await preview(org, agent.agent_id)).statusCode, 201);
+    assert.equal((await preview(org, agent.agent_id)).statusCode, 200);
   });
 });

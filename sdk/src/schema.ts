@@ -14973,7 +14973,7 @@ export interface operations {
         };
         responses: {
             /** @description Default Response */
-            202: {
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -15149,7 +15149,7 @@ export interface operations {
         };
         responses: {
             /** @description Default Response */
-            202: {
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -22373,7 +22373,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Default Response */
-            201: {
+            200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];

@@ -25,8 +25,8 @@ export function previewRoutes(sessions: PreviewSessions): FastifyPluginAsyncType
           + '{type: "transcript", role, text, final}, {type: "agent_speaking", speaking}, {type: "turn", latency} and {type: "ended", end_reason}; '
           + 'from the browser {type: "end"} hangs up (user_hangup). A token the runtime cannot load the call with closes the socket with 1008. '
           + 'The call is then reported like any other (transcript, latency, costs). 409 insufficient_credits, 429 concurrency_limit, 404 for an agent of another organization',
-        response: { 201: envelope(PreviewSession), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409, 429) },
+        response: { 200: envelope(PreviewSession), ...errorResponses(...ORG_ROUTE_ERRORS, 404, 409, 429) },
       },
-    }, async (req, reply) => reply.code(201).send({ success: true, message: 'Preview session created', data: await sessions.create(req.ctx, req.params.agent_id) }));
+    }, async (req, reply) => reply.code(200).send({ success: true, message: 'Preview session created', data: await sessions.create(req.ctx, req.params.agent_id) }));
   };
 }

@@ -33,18 +33,7 @@ export class CreditLedger {
    * debits serialize on the account row). False when it does not: nothing is written.
    */
   async debitForCall(orgId: string, callSid: string, amount: number): Promise<{ balanceAfter: number; threshold: number } | undefined> {
-    await this.#ensureAccount(orgId);
-    const [account] = await this.#db
-      .update(creditAccounts)
-      .set({ balance: sql`${creditAccounts.balance} - ${amount}`, updatedAt: new Date() })
-      .where(and(eq(creditAccounts.clientId, orgId), sql`${creditAccounts.balance} >= ${amount}`))
-      .returning({ balance: creditAccounts.balance, threshold: creditAccounts.lowBalanceThreshold });
-    if (!account) return undefined;
-    await this.#db.insert(creditTransactions).values({
-      id: newId('txn'), clientId: orgId, kind: 'call_usage', amount: -amount, balanceAfter: account.balance,
-      sourceId: callSid, description: `Call ${callSid}`,
-    });
-    return { balanceAfter: account.balance, threshold: account.threshold };
+    return this.#chargeCall(orgId, amount, callSid, `Call ${callSid}`);
   }
 
   /**
@@ -53,18 +42,7 @@ export class CreditLedger {
    * `{call_sid}/late_report/{id}`), so the call's rows still add up to its total cost.
    */
   async correctCall(orgId: string, callSid: string, amount: number): Promise<{ balanceAfter: number; threshold: number } | undefined> {
-    await this.#ensureAccount(orgId);
-    const [account] = await this.#db
-      .update(creditAccounts)
-      .set({ balance: sql`${creditAccounts.balance} - ${amount}`, updatedAt: new Date() })
-      .where(and(eq(creditAccounts.clientId, orgId), sql`${creditAccounts.balance} >= ${amount}`))
-      .returning({ balance: creditAccounts.balance, threshold: creditAccounts.lowBalanceThreshold });
-    if (!account) return undefined;
-    await this.#db.insert(creditTransactions).values({
-      id: newId('txn'), clientId: orgId, kind: 'call_usage', amount: -amount, balanceAfter: account.balance,
-      sourceId: `${callSid}/late_report/${newId('txn')}`, description: `Call ${callSid}: the runtime's report after the carrier ended it`,
-    });
-    return { balanceAfter: account.balance, threshold: account.threshold };
+    return this.#chargeCall(orgId, amount, `${callSid}/late_report/${newId('txn')}`, `Call ${callSid}: the runtime's report after the carrier ended it`);
   }
 
   /**
@@ -73,6 +51,15 @@ export class CreditLedger {
    * unique) and the call's rows still add up to its total cost.
    */
   async debitForAnalysis(orgId: string, callSid: string, runId: string, amount: number): Promise<{ balanceAfter: number; threshold: number } | undefined> {
+    return this.#chargeCall(orgId, amount, `${callSid}/analysis/${runId}`, `Call ${callSid}: post-call analysis`);
+  }
+
+  /**
+   * The guarded debit every call charge shares: takes `amount` (a negative amount gives back) if the
+   * balance covers it, in one UPDATE (concurrent charges serialize on the account row), and writes its
+   * `call_usage` row. Undefined when the balance does not cover it: nothing is written.
+   */
+  async #chargeCall(orgId: string, amount: number, sourceId: string, description: string): Promise<{ balanceAfter: number; threshold: number } | undefined> {
     await this.#ensureAccount(orgId);
     const [account] = await this.#db
       .update(creditAccounts)
@@ -81,8 +68,7 @@ export class CreditLedger {
       .returning({ balance: creditAccounts.balance, threshold: creditAccounts.lowBalanceThreshold });
     if (!account) return undefined;
     await this.#db.insert(creditTransactions).values({
-      id: newId('txn'), clientId: orgId, kind: 'call_usage', amount: -amount, balanceAfter: account.balance,
-      sourceId: `${callSid}/analysis/${runId}`, description: `Call ${callSid}: post-call analysis`,
+      id: newId('txn'), clientId: orgId, kind: 'call_usage', amount: -amount, balanceAfter: account.balance, sourceId, description,
     });
     return { balanceAfter: account.balance, threshold: account.threshold };
   }

@@ -47,7 +47,8 @@ describe('switchboard mcp: tools acting with one API key', () => {
     const client = await stdioClient(org.keys.admin);
     try {
       const names = (await client.listTools()).tools.map((t) => t.name).sort();
-      assert.deepEqual(names, ['get_agent', 'get_call', 'get_call_analytics', 'list_agents', 'list_calls', 'list_phone_numbers', 'search_knowledge_base', 'update_agent']);
+      assert.deepEqual(names, ['get_agent', 'get_call', 'get_call_analysis', 'get_call_analytics', 'list_agent_versions', 'list_agents', 'list_calls',
+        'list_phone_numbers', 'restore_agent_version', 'search_knowledge_base', 'update_agent']);
       assert.deepEqual(text(await client.callTool({ name: 'list_agents', arguments: {} })).map((a: { agent_id: string }) => a.agent_id), [agentId]);
       const calls = text(await client.callTool({ name: 'list_calls', arguments: { agent_id: agentId } }));
       assert.equal(calls.length, 1);
@@ -65,7 +66,40 @@ describe('switchboard mcp: tools acting with one API key', () => {
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       assert.ok(!names.includes('update_agent'));
+      assert.ok(!names.includes('restore_agent_version'));
       assert.ok(names.includes('list_calls'));
+      assert.ok(names.includes('list_agent_versions'));
+      assert.ok(names.includes('get_call_analysis'));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('over stdio, versions are listed, compared and restored, and a call\'s analysis is read as the API shows it', async () => {
+    const { app: shared } = await testEnv();
+    const headers = asRole(org, 'admin');
+    const versioned = (await shared.inject({ method: 'POST', url: '/api/agents', headers, payload: { agent_name: 'Versioned', system_prompt: 'First prompt.' } })).json().data;
+    const patched = await shared.inject({ method: 'PATCH', url: `/api/agents/${versioned.agent_id}`, headers, payload: { system_prompt: 'Second prompt.' } });
+    assert.equal(patched.statusCode, 200, patched.body);
+    const client = await stdioClient(org.keys.admin);
+    try {
+      const versions = text(await client.callTool({ name: 'list_agent_versions', arguments: { agent_id: versioned.agent_id } }));
+      assert.deepEqual(versions.map((v: { version: number }) => v.version), [2, 1]);
+      assert.deepEqual(versions.map((v: { config: { system_prompt: string } }) => v.config.system_prompt), ['Second prompt.', 'First prompt.']);
+      const diff = text(await client.callTool({ name: 'list_agent_versions', arguments: { agent_id: versioned.agent_id, version: 2, against: 1 } }));
+      assert.deepEqual(diff.changes.find((c: { field: string }) => c.field === 'system_prompt'), { field: 'system_prompt', from: 'First prompt.', to: 'Second prompt.' });
+      const restored = text(await client.callTool({ name: 'restore_agent_version', arguments: { agent_id: versioned.agent_id, version: 1 } }));
+      assert.equal(restored.version, 3);
+      const now = (await shared.inject({ method: 'GET', url: `/api/agents/${versioned.agent_id}`, headers })).json().data;
+      assert.equal(now.version, 3);
+      assert.equal(now.system_prompt, 'First prompt.');
+
+      const call = (await shared.inject({ method: 'GET', url: `/api/calls?agent_id=${agentId}`, headers })).json().data[0];
+      const full = (await shared.inject({ method: 'GET', url: `/api/calls/${call.call_sid}`, headers })).json().data;
+      const read = text(await client.callTool({ name: 'get_call_analysis', arguments: { call_sid: call.call_sid } }));
+      assert.deepEqual(read, { call_sid: call.call_sid, agent_id: agentId, agent_version: full.agent_version ?? null, analysis: full.analysis ?? null });
+      const refused = await client.callTool({ name: 'restore_agent_version', arguments: { agent_id: versioned.agent_id, version: 9 } });
+      assert.equal(refused.isError, true);
     } finally {
       await client.close();
     }
@@ -166,7 +200,7 @@ describe('switchboard mcp: tools acting with one API key', () => {
     assert.equal(created.statusCode, 200, created.body);
     const client = await stdioClient(created.json().data.key);
     try {
-      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['get_call', 'list_calls']);
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['get_call', 'get_call_analysis', 'list_calls']);
       assert.equal(text(await client.callTool({ name: 'list_calls', arguments: {} })).length, 1);
     } finally {
       await client.close();

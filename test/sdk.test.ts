@@ -111,6 +111,9 @@ describe('the SDK (@switchboard/sdk, in sdk/)', () => {
     const ended = await sb.calls.update(call.call_sid, { status: 'completed', end_reason: 'agent_hangup' });
     assert.equal(ended.status, 'completed');
     assert.equal((await sb.calls.get(call.call_sid)).has_recording, true);
+    // A call with no transcript has nothing to analyze: the contract's 409 no_transcript (§13).
+    const unanalyzable = await sb.calls.analyze(call.call_sid).catch((err: unknown) => err);
+    assert.ok(unanalyzable instanceof SwitchboardError && unanalyzable.status === 409 && unanalyzable.code === 'no_transcript', String(unanalyzable));
     const series = await sb.analytics.daily({ timezone: 'UTC' });
     assert.equal(series.daily.length, 31);
   });

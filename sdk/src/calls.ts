@@ -27,6 +27,8 @@ export class Calls {
 
   async get(callSid: string) { return (await unwrap(this.api.GET('/api/calls/{call_sid}', { params: { path: { call_sid: callSid } } }))).data; }
   async update(callSid: string, body: BodyOf<'updateCall'>) { return (await unwrap(this.api.PATCH('/api/calls/{call_sid}', { params: { path: { call_sid: callSid } }, body }))).data; }
+  /** Analyzes the call again (§13), with its own agent version's settings unless `agent_version` names another; the result arrives as `analysis` and `call.analyzed`. */
+  async analyze(callSid: string, body: BodyOf<'analyzeCall'> = {}) { return (await unwrap(this.api.POST('/api/calls/{call_sid}/analyze', { params: { path: { call_sid: callSid } }, body }))).data; }
 
   /** Streams a WAV or MP3 file as the call's recording; it is not read into memory, and not retried (a stream is sent once). */
   async uploadRecording(callSid: string, file: FileSource, contentType: 'audio/wav' | 'audio/mpeg' = 'audio/wav') {

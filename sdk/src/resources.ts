@@ -27,6 +27,18 @@ export class Agents extends Resource {
   async get(agentId: string) { return (await unwrap(this.api.GET('/api/agents/{agent_id}', { params: { path: { agent_id: agentId } } }))).data; }
   async update(agentId: string, body: BodyOf<'updateAgent'>) { return (await unwrap(this.api.PATCH('/api/agents/{agent_id}', { params: { path: { agent_id: agentId } }, body }))).data; }
   async delete(agentId: string) { await unwrap(this.api.DELETE('/api/agents/{agent_id}', { params: { path: { agent_id: agentId } } })); }
+  /** The agent's versions, newest first (§12). */
+  versions(agentId: string, query: ListQuery<'listAgentVersions'> = {}) {
+    return listing<Schemas['AgentVersion']>((cursor) => unwrap(this.api.GET('/api/agents/{agent_id}/versions', { params: { path: { agent_id: agentId }, query: { ...query, cursor } as never } })));
+  }
+  async version(agentId: string, version: number) { return (await unwrap(this.api.GET('/api/agents/{agent_id}/versions/{version}', { params: { path: { agent_id: agentId, version: String(version) } } }))).data; }
+  async diffVersions(agentId: string, version: number, against: number) {
+    return (await unwrap(this.api.GET('/api/agents/{agent_id}/versions/{version}/diff', { params: { path: { agent_id: agentId, version: String(version) }, query: { against } } }))).data;
+  }
+  /** Makes a new version with the old one's settings; the agent answers with them from then on. */
+  async restoreVersion(agentId: string, version: number) {
+    return (await unwrap(this.api.POST('/api/agents/{agent_id}/versions/{version}/restore', { params: { path: { agent_id: agentId, version: String(version) } }, headers: { 'content-type': 'application/json' } }))).data;
+  }
 }
 
 export class Tools extends Resource {

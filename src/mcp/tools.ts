@@ -88,6 +88,41 @@ export const TOOLS: ToolDefinition[] = [
     }, async ({ agent_id, ...changes }) => json(await sb.agents.update(agent_id, changes))),
   },
   {
+    permission: 'agents:read',
+    register: (server, sb) => server.registerTool('list_agent_versions', {
+      title: "List an agent's versions",
+      description: 'Every saved version of an agent, newest first: its number, who made it and when, and its settings. With `against`, also what changed between `version` and `against`.',
+      inputSchema: {
+        agent_id: z.string(), limit: z.number().int().min(1).max(200).default(20),
+        version: z.number().int().min(1).optional(), against: z.number().int().min(1).optional().describe('Compare `version` with this version'),
+      },
+      annotations: { readOnlyHint: true },
+    }, async ({ agent_id, limit, version, against }) => {
+      if (version !== undefined && against !== undefined) return json(await sb.agents.diffVersions(agent_id, version, against));
+      return json(await take(sb.agents.versions(agent_id, { page_size: Math.min(limit, 100) }), limit));
+    }),
+  },
+  {
+    permission: 'agents:update',
+    register: (server, sb) => server.registerTool('restore_agent_version', {
+      title: 'Restore an agent version',
+      description: "Makes a new version of the agent with an earlier version's settings; calls use it from then on. The versions in between are kept.",
+      inputSchema: { agent_id: z.string(), version: z.number().int().min(1) },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    }, async ({ agent_id, version }) => json(await sb.agents.restoreVersion(agent_id, version))),
+  },
+  {
+    permission: 'calls:read',
+    register: (server, sb) => server.registerTool('get_call_analysis', {
+      title: "Get a call's analysis",
+      description: 'The post-call analysis of one call: summary, whether it succeeded and why, sentiment, the structured data extracted, and its status (pending, completed, failed).',
+      inputSchema: { call_sid: z.string() }, annotations: { readOnlyHint: true },
+    }, async ({ call_sid }) => {
+      const call = await sb.calls.get(call_sid);
+      return json({ call_sid: call.call_sid, agent_id: call.agent_id, agent_version: call.agent_version ?? null, analysis: call.analysis ?? null });
+    }),
+  },
+  {
     permission: 'phone_numbers:read',
     register: (server, sb) => server.registerTool('list_phone_numbers', {
       title: 'List phone numbers', description: 'The phone numbers of the organization and the agents that answer them.',

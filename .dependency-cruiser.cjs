@@ -11,6 +11,13 @@ module.exports = {
       comment: 'core holds what every layer shares; it imports no module, adapter, job or composition code (authentication reaches keys and users through ports)',
       severity: 'error',
       from: { path: '^src/core/' },
+      to: { path: '^src/(modules|adapters|jobs|platform)/|^src/(services|app|server|worker|cli)[.]ts$' },
+    },
+    {
+      name: 'platform-below-modules',
+      comment: "platform holds the write path's shared parts (the event outbox); it stands on core and db and knows no module, adapter or job",
+      severity: 'error',
+      from: { path: '^src/platform/' },
       to: { path: '^src/(modules|adapters|jobs)/|^src/(services|app|server|worker|cli)[.]ts$' },
     },
     {
@@ -44,7 +51,7 @@ module.exports = {
       name: 'composition-root-at-the-top',
       comment: 'only process entries (and the workers they start) build or hold the composition root and the app',
       severity: 'error',
-      from: { path: '^src/(core|modules|adapters|db)/' },
+      from: { path: '^src/(core|modules|adapters|db|platform)/' },
       to: { path: '^src/(services|app|server|worker|cli)[.]ts$' },
     },
     {
@@ -64,8 +71,9 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      from: { path: '^src/' },
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+      from: { path: '^(src|runtime/src|sdk/src)/' },
+      comment: 'no import circle, type-only imports included: a circle of types is a circle of knowledge all the same',
+      to: { circular: true },
     },
   ],
   options: {

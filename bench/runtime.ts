@@ -37,7 +37,7 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { loadAverage, machine, writeResult } from './lib.ts';
 
-const mode = process.argv[3] ?? process.argv[2];
+const mode = process.argv[3] ?? process.argv[2] ?? 'main'; // run directly, or as `npm run bench -- runtime`
 const KEY = 'bench-key';
 const DELAYS = { stt_final_ms: 150, llm_first_token_ms: 250, tts_first_byte_ms: 120 };
 const GREETING = 'Hello, this is Acme. How can I help you today?';

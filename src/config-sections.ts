@@ -1,5 +1,5 @@
 import { parseNetworks, type AllowedNetworks } from './adapters/http/outbound-addresses.ts';
-import type { EmbedderConfig, MailConfig, MetricsConfig, PaymentsConfig, RuntimeConfig, SipConfig, StorageConfig, WebhooksConfig } from './config.ts';
+import type { EmbedderConfig, MailConfig, MetricsConfig, PaymentsConfig, RuntimeConfig, SipConfig, StorageConfig, WebhooksConfig } from './config-types.ts';
 import { ConfigError, flag, integer, url, type Env } from './config-readers.ts';
 import { isEmailAddress } from './core/email.ts';
 

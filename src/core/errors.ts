@@ -29,6 +29,22 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * Codes that code branches on (a conflict one caller expects and handles): thrown and matched through
+ * these constants, never as free strings, so a renamed code cannot silently stop matching.
+ */
+export const ErrorCodes = {
+  /** A call with this call_sid (or carrier sid) exists already. */
+  callExists: 'call_exists',
+  /** The call has ended; its report cannot change it. */
+  callFinalized: 'call_finalized',
+} as const;
+
+/** Whether `err` is the catalogue's error with this code. */
+export function isAppError(err: unknown, code: (typeof ErrorCodes)[keyof typeof ErrorCodes]): err is AppError {
+  return err instanceof AppError && err.code === code;
+}
+
 export const Errors = {
   validation: (detail: string, errors?: FieldError[]) => new AppError(400, 'validation_error', detail, errors),
   badRequest: (detail: string, code = 'bad_request') => new AppError(400, code, detail),

@@ -40,6 +40,9 @@ export interface JobUnit<P extends TSchema = TSchema> extends JobDefinition<P> {
   handle(payload: Static<P>, job: JobInfo): Promise<void>;
 }
 
+/** The payload a job definition carries. */
+export type PayloadOf<D> = D extends JobDefinition<infer P> ? Static<P> : never;
+
 export function defineJob<P extends TSchema>(definition: JobDefinition<P>): JobDefinition<P> {
   return definition;
 }

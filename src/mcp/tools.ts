@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Switchboard } from '@switchboard/sdk';
+import { CALL_STATUSES } from '../core/call-enums.ts';
 
 /** What a tool answers: the API's data, as JSON text the model reads. */
 const json = (data: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(data, null, 2) }] });
@@ -14,7 +15,6 @@ async function take<T>(items: AsyncIterable<T>, limit: number): Promise<T[]> {
   return out;
 }
 
-const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;
 
 /** One tool: the permission its API route needs, and how to register it. */
 interface ToolDefinition {

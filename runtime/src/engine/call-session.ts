@@ -7,11 +7,11 @@
 import { performance } from 'node:perf_hooks';
 import { ProviderError, type ChatMessage, type Providers, type SttStream } from '../providers/types.ts';
 import type { CallError, CallPlatform, CallReport, EndReason, RuntimeCallConfig, TranscriptTurn } from '../platform/call-platform.ts';
+import { CallAccount } from './call-account.ts';
 import { StereoRecorder } from '../audio/stereo-recorder.ts';
 import { AgentTurn } from './agent-turn.ts';
 import { CallerListener, type CallerTurn } from './listener.ts';
 import { DelayedAgentRecording } from './agent-recording.ts';
-import { percentile, priceUsage } from './prices.ts';
 import { substituteVariables } from './text.ts';
 import { offeredTools } from './tools.ts';
 import { RECORDING_FORMAT, type CallTransport, type ConverterFactory, type EngineMetrics, type Prices, type Recorder } from './types.ts';
@@ -58,9 +58,8 @@ export interface CallOutcome {
 export class CallSession {
   readonly #o: CallSessionOptions;
   readonly #startedAt = performance.now();
-  readonly #transcript: TranscriptTurn[] = [];
   readonly #messages: ChatMessage[] = [];
-  readonly #latencies: number[] = [];
+  readonly #account: CallAccount;
   #config!: RuntimeCallConfig;
   #providers!: Providers;
   #stt: SttStream | null = null;
@@ -74,13 +73,13 @@ export class CallSession {
   #timers = new Set<NodeJS.Timeout>();
   #silenceTimer: NodeJS.Timeout | null = null;
   #reprompted = false;
-  #usage = { llmInputTokens: 0, llmOutputTokens: 0, ttsCharacters: 0 };
   #ended = false;
   #resolve!: (outcome: CallOutcome) => void;
   readonly done: Promise<CallOutcome>;
 
   constructor(options: CallSessionOptions) {
     this.#o = options;
+    this.#account = new CallAccount({ platform: options.platform, prices: options.prices, telephony: options.telephony, logger: options.logger });
     this.done = new Promise((resolve) => { this.#resolve = resolve; });
     options.transport.attach({
       audio: (frame) => this.#callerAudio(frame),
@@ -108,8 +107,9 @@ export class CallSession {
     }
     if (this.#ended) return this.done; // the caller hung up while the call was loading
     const { agent, variables } = this.#config;
+    this.#account.callSid = this.#config.call.call_sid;
     this.#messages.push({ role: 'system', content: substituteVariables(agent.system_prompt ?? '', variables) });
-    this.#report({ status: 'in_progress' });
+    void this.#account.report({ status: 'in_progress' });
     if (!this.#o.telephony) this.#heartbeat();
     this.#timer(() => void this.end('max_duration'), agent.max_call_duration_seconds * 1000);
     try {
@@ -193,7 +193,7 @@ export class CallSession {
         await this.fail(error);
         return;
       } finally {
-        this.#usage.ttsCharacters += turn.ttsCharacters;
+        this.#account.addTtsCharacters(turn.ttsCharacters);
       }
       if (this.#ended) return;
       if (turn.endsCall) return void this.end(turn.endsCall);
@@ -215,16 +215,14 @@ export class CallSession {
       tools: offeredTools(this.#config),
       callMs: () => this.callMs(),
       addTurn: (turn: TranscriptTurn) => {
-        this.#transcript.push(turn);
-        this.#report({});
+        this.#account.addTurn(turn);
         if (turn.role !== 'tool') this.#o.transport.transcript?.(turn.role, turn.text, true);
         if (turn.latency) {
-          this.#latencies.push(turn.latency.total_ms);
           this.#o.metrics?.turnLatency?.(turn.latency.total_ms);
           this.#o.transport.turn?.(turn.latency);
         }
       },
-      usage: (input: number, output: number) => { this.#usage.llmInputTokens += input; this.#usage.llmOutputTokens += output; },
+      usage: (input: number, output: number) => this.#account.addLlmTokens(input, output),
       record: this.#agentRecording ? (frame: Buffer, atMs: number) => this.#agentRecording!.add(frame, atMs) : undefined,
     };
   }
@@ -247,7 +245,7 @@ export class CallSession {
 
   /** The platform ends a preview call it has not heard of for a while (extensions.md §10: its runtime died). */
   #heartbeat() {
-    this.#timer(() => { void this.#report({}); this.#heartbeat(); }, this.#o.heartbeatMs ?? PREVIEW_HEARTBEAT_MS);
+    this.#timer(() => { void this.#account.report({}); this.#heartbeat(); }, this.#o.heartbeatMs ?? PREVIEW_HEARTBEAT_MS);
   }
 
   #timer(action: () => void, ms: number) {
@@ -281,9 +279,9 @@ export class CallSession {
     const durationMs = this.callMs();
     await this.#stt?.close().catch(() => undefined);
     this.#listener?.close();
-    const report = this.#finalReport(endReason, durationMs, error);
+    const report = this.#account.final(endReason, durationMs, this.#stt?.audioSeconds() ?? 0, error);
     this.#o.transport.ended?.(endReason);
-    await this.#report(report);
+    await this.#account.report(report);
     if (this.#recorder && this.#config) {
       this.#agentRecording!.commitUntil(durationMs);
       await this.#o.platform.uploadRecording(this.#recorder.toWav(durationMs))
@@ -291,42 +289,5 @@ export class CallSession {
     }
     this.#o.transport.close();
     this.#resolve({ endReason, report });
-  }
-
-  #finalReport(endReason: EndReason, durationMs: number, error?: CallError): CallReport {
-    const durationSeconds = Math.round(durationMs) / 1000;
-    const cost = priceUsage({
-      sttSeconds: this.#stt?.audioSeconds() ?? 0,
-      llmInputTokens: this.#usage.llmInputTokens,
-      llmOutputTokens: this.#usage.llmOutputTokens,
-      ttsCharacters: this.#usage.ttsCharacters,
-      telephonySeconds: this.#o.telephony ? durationSeconds : 0,
-    }, this.#o.prices);
-    return {
-      status: endReason === 'error' ? 'failed' : 'completed',
-      end_reason: endReason,
-      duration_seconds: durationSeconds,
-      transcript: this.#orderedTranscript(),
-      total_cost: cost.total,
-      cost_breakdown: cost.breakdown,
-      latency_p50_ms: percentile(this.#latencies, 50),
-      latency_p95_ms: percentile(this.#latencies, 95),
-      ...(error ? { error } : {}),
-    };
-  }
-
-  #orderedTranscript() {
-    return [...this.#transcript].sort((a, b) => a.start_seconds - b.start_seconds);
-  }
-
-  #reporting: Promise<void> = Promise.resolve();
-  /** Reports go out one at a time, in order; a progress report carries the transcript so far. */
-  #report(patch: CallReport): Promise<void> {
-    const body = patch.status && patch.status !== 'in_progress' ? patch : { ...patch, transcript: this.#orderedTranscript() };
-    if (patch.status === 'in_progress') delete body.transcript;
-    this.#reporting = this.#reporting.then(() => this.#o.platform.report(body)).catch((error: unknown) => {
-      this.#o.logger?.warn({ err: error, call_sid: this.callSid }, 'runtime: a report failed');
-    });
-    return this.#reporting;
   }
 }

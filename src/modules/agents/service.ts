@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import { VOICE_CATEGORIES, type IntegrationService, type VoiceCategory } from '../integrations/service.ts';
 import type { AuditService } from '../audit/service.ts';
 import { decodeIntegerCursor, pageNewestFirst, toPage, type Page } from '../../core/cursor.ts';

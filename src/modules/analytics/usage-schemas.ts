@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CALL_STATUSES, CALL_TYPES } from '../calls/service.ts';
+import { CALL_STATUSES, CALL_TYPES } from '../../core/call-enums.ts';
 import { GRANULARITIES } from './usage-periods.ts';
 
 export const USAGE_METRICS = [

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { Database } from '../../db/database.ts';
 import { Errors } from '../../core/errors.ts';
 import { isTimeZone, parseInstant } from '../../core/time-zones.ts';
-import { FINAL_STATUSES } from '../calls/service.ts';
+import { FINAL_STATUSES } from '../../core/call-enums.ts';
 import { addCounts, binSql, DURATION_SCALE, LATENCY_SCALE, percentile, type Histogram } from './usage-histogram.ts';
 import { bucketBoundaries, DAY_MS, grainFor, type Granularity } from './usage-periods.ts';
 import { GROUP_FIELDS, USAGE_METRICS, type UsageMetric, type UsagePoint, type UsageQuery, type UsageReport } from './usage-schemas.ts';

@@ -10,7 +10,7 @@ import { generateApiKey } from '../../core/auth/api-key-secret.ts';
 import { assertKeyWithinCaller } from '../../core/auth/ceiling.ts';
 import { ApiKeyRepository, type ApiKeyRow } from './repository.ts';
 import type { Revocations } from './revocations.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import type { AuditService } from '../audit/service.ts';
 
 export interface ApiKeyView {

@@ -12,7 +12,7 @@ import { roundCredits } from '../../core/credits.ts';
 import type { Executor } from '../../db/database.ts';
 import { CreditLedger } from './ledger.ts';
 import type { OrganizationService } from '../organizations/service.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import type { AuditService } from '../audit/service.ts';
 import { BillingRepository, type CheckoutSessionRow, type TransactionRow } from './repository.ts';
 import { CHECKOUT_LIFETIME_MS, type CheckoutSession, type Transaction, type WebhookReceipt } from './schemas.ts';

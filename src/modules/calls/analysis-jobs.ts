@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { defineJob, jobUnit, type JobUnit } from '../../jobs/job.ts';
-import type { CallAnalysisService } from './analysis.ts';
+import { defineJob, jobUnit, type JobInfo, type JobUnit, type PayloadOf } from '../../jobs/job.ts';
 
 /**
  * One analysis run (extensions.md §13). A provider's failure is retried after 2, 4, 8... seconds;
@@ -22,7 +21,13 @@ export const CALL_ANALYSIS_BATCH = defineJob({
   options: (config) => ({ retryLimit: config.retryLimit, retryDelay: 2, expireInSeconds: config.expireSeconds }),
 });
 
-export function callAnalysisJobs(service: CallAnalysisService): JobUnit[] {
+/** What the jobs drive (CallAnalysisService): named here, since the service imports this file for the job names. */
+export interface AnalysisRunner {
+  run(payload: PayloadOf<typeof CALL_ANALYSIS>, job: JobInfo): Promise<void>;
+  runBatch(payload: PayloadOf<typeof CALL_ANALYSIS_BATCH>): Promise<void>;
+}
+
+export function callAnalysisJobs(service: AnalysisRunner): JobUnit[] {
   return [
     jobUnit(CALL_ANALYSIS, (payload, job) => service.run(payload, job)),
     jobUnit(CALL_ANALYSIS_BATCH, (payload) => service.runBatch(payload)),

@@ -14,7 +14,7 @@ import type { AgentService } from '../agents/service.ts';
 import type { AnalyticsService } from '../analytics/service.ts';
 import type { AuditService } from '../audit/service.ts';
 import type { BillingService } from '../billing/service.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import type { IntegrationService } from '../integrations/service.ts';
 import { CallAnalysisRepository } from './analysis-repository.ts';
 import { CALL_ANALYSIS, CALL_ANALYSIS_BATCH } from './analysis-jobs.ts';

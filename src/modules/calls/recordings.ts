@@ -11,7 +11,7 @@ import { AUDIO_CONTENT_TYPES, audioProblem, declaredFormat, type AudioFormat } f
 import { RecordingLinks, type SignedRecording } from './recording-links.ts';
 import { toCall } from './service.ts';
 import type { AuditService } from '../audit/service.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 
 /** The specification's lifetimes: a stream URL lasts an hour, the download's internal link five minutes. */
 export const STREAM_LINK_SECONDS = 3600;

@@ -1,12 +1,9 @@
 import { Type } from 'typebox';
 import { E164, Nullable, NullableTimestamp, PathId, Timestamp } from '../../core/schemas.ts';
 
-export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;
-export const FINAL_STATUSES = ['completed', 'failed', 'busy', 'no_answer', 'canceled'] as const;
-export const END_REASONS = ['user_hangup', 'agent_hangup', 'tool_end_call', 'silence_timeout', 'max_duration', 'voicemail', 'transferred', 'error'] as const;
-export const CALL_TYPES = ['inbound', 'outbound', 'preview'] as const;
-export const BILLING_STATUSES = ['pending', 'billed', 'insufficient_credits', 'waived'] as const;
-export type CallStatus = (typeof CALL_STATUSES)[number];
+import { ACTIVE_STATUSES, BILLING_STATUSES, CALL_STATUSES, CALL_TYPES, END_REASONS } from '../../core/call-enums.ts';
+
+export { BILLING_STATUSES, CALL_STATUSES, CALL_TYPES, END_REASONS, FINAL_STATUSES, type CallStatus } from '../../core/call-enums.ts';
 
 const CallSid = Type.String({ pattern: '^call_[A-Za-z0-9]{1,64}$', description: '`call_` + letters and digits' });
 const Credits = Type.Number({ minimum: 0, maximum: 1_000_000, description: 'Credits' });
@@ -112,7 +109,7 @@ export const CreateCallBody = Type.Object(
     to_number: E164,
     from_number: Type.Optional(E164),
     call_sid: Type.Optional(CallSid),
-    status: Type.Optional(Type.Enum(['queued', 'ringing', 'in_progress'], { default: 'queued', description: 'Initial status (default queued)' })),
+    status: Type.Optional(Type.Enum([...ACTIVE_STATUSES], { default: 'queued', description: 'Initial status (default queued)' })),
     start_time: Type.Optional(Type.String({ format: 'date-time', description: 'When the call connected (default: when it moves to in_progress)' })),
     metadata: Type.Optional(CallMetadata),
     variables: Type.Optional(CallVariables),

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { Database, Db, Executor } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
-import { Errors } from '../../core/errors.ts';
+import { ErrorCodes, Errors, isAppError } from '../../core/errors.ts';
 import { newCallSid } from '../../core/ids.ts';
 import { roundCredits } from '../../core/credits.ts';
 import { parseInstant } from '../../core/time-zones.ts';
@@ -11,7 +11,7 @@ import type { AnalyticsService } from '../analytics/service.ts';
 import type { BillingService } from '../billing/service.ts';
 import type { DataSettingsService } from '../data-settings/service.ts';
 import { CONCURRENCY_RETRY_AFTER_SECONDS, type LimitsService } from '../limits/service.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import type { AuditService } from '../audit/service.ts';
 import { CallRepository, type CallRow, type NewCallRow } from './repository.ts';
 import { callFiltersOf } from './call-filters.ts';
@@ -116,7 +116,7 @@ export class CallService {
     if (!admitted && whenFull === 'refuse') throw Errors.concurrencyLimit(limit, CONCURRENCY_RETRY_AFTER_SECONDS);
     const agentVersion = row.agentVersion ?? await this.#deps.agents.versionForCall(tx, orgId, row.agentId, callerKey(row));
     const created = await new CallRepository(tx).insert(orgId, { ...row, agentVersion, status: admitted ? row.status : 'queued' });
-    if (!created) throw Errors.conflict('call_exists', `A call with call_sid ${row.callSid} already exists`);
+    if (!created) throw Errors.conflict(ErrorCodes.callExists, `A call with call_sid ${row.callSid} already exists`);
     await this.#deps.outbox.emit(tx, orgId, 'call.created', toCall(created), { agentId: created.agentId });
     if (admitted) return { call: created, admitted };
     return { call: await this.applyReport(tx, orgId, created.callSid, { status: 'failed', end_reason: 'error' }), admitted };
@@ -158,7 +158,7 @@ export class CallService {
       await this.#db.transaction((tx) => this.applyReport(tx, orgId, callSid, { status, end_reason: 'error' }));
       return true;
     } catch (err) {
-      if ((err as { code?: string }).code === 'call_finalized') return false;
+      if (isAppError(err, ErrorCodes.callFinalized)) return false;
       throw err;
     }
   }
@@ -208,7 +208,7 @@ export class CallService {
     const calls = new CallRepository(tx);
     const current = await calls.findBySid(orgId, callSid, { forUpdate: true });
     if (!current) throw Errors.notFound('Call');
-    const finalized = () => Errors.conflict('call_finalized', `The call already ended (${current.status}); it cannot change`);
+    const finalized = () => Errors.conflict(ErrorCodes.callFinalized, `The call already ended (${current.status}); it cannot change`);
     if (isFinal(current.status) && (via === 'platform' || current.finalReportAt !== null)) throw finalized();
     const report = input.transcript ? { ...input, transcript: await this.#deps.dataSettings.transcriptToStore(tx, orgId, input.transcript) } : input;
     if (isFinal(current.status)) return { call: await this.#lateReport(tx, orgId, current, report), ended: false };

@@ -6,7 +6,7 @@ import { withClientTransaction, type Database, type Db, type Executor } from '..
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { CallPlacer, CallService, Placement } from '../calls/service.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import type { PhoneNumberService } from '../phone-numbers/service.ts';
 import { ContactRepository } from './contacts-repository.ts';
 import { CAMPAIGN_PLACE_CALL, CAMPAIGN_TICK } from './jobs.ts';

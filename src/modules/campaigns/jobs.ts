@@ -1,7 +1,5 @@
 import { Type } from 'typebox';
-import { defineJob, jobUnit, type JobUnit } from '../../jobs/job.ts';
-import type { CampaignDialer } from './dialer.ts';
-import type { CampaignService } from './service.ts';
+import { defineJob, jobUnit, type JobUnit, type PayloadOf } from '../../jobs/job.ts';
 
 const CampaignRef = Type.Object({ clientId: Type.String({ minLength: 1 }), campaignId: Type.String({ minLength: 1 }) });
 const Placement = Type.Object({
@@ -57,7 +55,15 @@ export const CAMPAIGN_UPLOAD_CLEANUP = defineJob({
 
 export const CAMPAIGN_JOBS = [CAMPAIGN_TICK, CAMPAIGN_PLACE_CALL_DEAD, CAMPAIGN_PLACE_CALL, CAMPAIGN_SWEEP, CAMPAIGN_UPLOAD_CLEANUP] as const;
 
-export function campaignJobs(dialer: CampaignDialer, uploads: Pick<CampaignService, 'deleteAbandonedUploads'>): JobUnit[] {
+/** What the jobs drive (CampaignDialer): named here, since the dialer imports this file for the job names. */
+export interface CampaignJobRunner {
+  tick(orgId: string, campaignId: string): Promise<unknown>;
+  place(payload: PayloadOf<typeof CAMPAIGN_PLACE_CALL>): Promise<void>;
+  giveUp(payload: PayloadOf<typeof CAMPAIGN_PLACE_CALL_DEAD>): Promise<void>;
+  sweep(): Promise<void>;
+}
+
+export function campaignJobs(dialer: CampaignJobRunner, uploads: { deleteAbandonedUploads(): Promise<unknown> }): JobUnit[] {
   return [
     jobUnit(CAMPAIGN_TICK, async (payload) => {
       await dialer.tick(payload.clientId, payload.campaignId);

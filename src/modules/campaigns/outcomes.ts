@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.ts';
 import type { CallEndListener } from '../calls/service.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import { ContactRepository } from './contacts-repository.ts';
 import { completeCampaign, nothingLeft } from './progress.ts';
 import { CampaignRepository } from './repository.ts';

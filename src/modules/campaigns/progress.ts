@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import { CampaignRepository, type CampaignRow } from './repository.ts';
 import { toCampaignView } from './views.ts';
 

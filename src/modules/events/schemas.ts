@@ -1,14 +1,8 @@
 import { Type } from 'typebox';
 import { Nullable, NullableTimestamp, PathId, Timestamp } from '../../core/schemas.ts';
+import { EVENT_TYPES } from '../../platform/event-types.ts';
 
-/** Every event type of extensions.md §1. */
-export const EVENT_TYPES = [
-  'call.created', 'call.updated', 'call.ended', 'call.analyzed', 'recording.ready', 'document.completed', 'document.failed',
-  'credits.purchased', 'credits.low', 'agent.created', 'agent.updated', 'agent.deleted',
-  'phone_number.imported', 'phone_number.deleted', 'api_key.created', 'api_key.revoked',
-  'invitation.accepted', 'member.removed', 'campaign.completed', 'webhook.test',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from '../../platform/event-types.ts';
 
 export const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'An event type of the catalogue' });
 

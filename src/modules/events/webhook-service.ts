@@ -11,7 +11,7 @@ import { DestinationRefusedError, type AllowedNetworks } from '../../adapters/ht
 import type { AgentService } from '../agents/service.ts';
 import type { AuditService } from '../audit/service.ts';
 import { checkDestination, type WebhookDeliverer } from './delivery.ts';
-import type { EventOutbox } from './outbox.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import { DeliveryRepository, WebhookRepository, type EndpointRow, type NewEndpointRow } from './repository.ts';
 import type { CreateWebhookBody, Delivery, ListDeliveriesQuery, ListWebhooksQuery, UpdateWebhookBody, Webhook } from './schemas.ts';
 import { toDelivery } from './service.ts';

@@ -8,7 +8,7 @@ import { newId } from '../../core/ids.ts';
 import { roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
 import type { OrganizationService } from '../organizations/service.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import type { AuditService } from '../audit/service.ts';
 import { INVITATION_EMAIL } from './jobs.ts';
 import { InvitationRepository, type InvitationRow } from './repository.ts';

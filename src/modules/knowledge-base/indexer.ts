@@ -5,7 +5,7 @@ import { chunk, countWords, extract, ExtractionError } from './extract.ts';
 import type { Format } from './file-types.ts';
 import { DocumentRepository } from './repository.ts';
 import { toDocument } from './document-view.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 
 /** What an indexing job names: one revision of one document. */
 export interface DocumentRevision {

@@ -1,9 +1,8 @@
 import { and, count, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
 import { calls, organizations } from '../../db/schema/index.ts';
+import { ACTIVE_STATUSES } from '../../core/call-enums.ts';
 
-/** The statuses of a call that is not yet final: what the concurrency limit counts. */
-export const ACTIVE_STATUSES = ['queued', 'ringing', 'in_progress'];
 
 /** An organization's limits and the calls they count: every method takes the organization id first. */
 export class LimitsRepository {
@@ -30,7 +29,7 @@ export class LimitsRepository {
 
   /** Calls not yet final (served by the partial index calls_active_idx). */
   async countActiveCalls(orgId: string): Promise<number> {
-    const [row] = await this.#db.select({ n: count() }).from(calls).where(and(eq(calls.clientId, orgId), inArray(calls.status, ACTIVE_STATUSES)));
+    const [row] = await this.#db.select({ n: count() }).from(calls).where(and(eq(calls.clientId, orgId), inArray(calls.status, [...ACTIVE_STATUSES])));
     return Number(row?.n ?? 0);
   }
 

@@ -4,7 +4,7 @@ import { Errors } from '../../core/errors.ts';
 import { ROLES, roleAtMost, type Role } from '../../core/permissions.ts';
 import { iso } from '../../core/schemas.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import type { AuditService } from '../audit/service.ts';
 import { OrganizationRepository, type MemberRow } from './repository.ts';
 

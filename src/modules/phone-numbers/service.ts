@@ -10,7 +10,7 @@ import type { SecretBox } from '../../core/secret-box.ts';
 import type { CarrierClient } from '../../adapters/carrier/carrier-client.ts';
 import type { MediaEncryption, SipTrunks } from '../../adapters/sip/sip-trunks.ts';
 import type { AgentService } from '../agents/service.ts';
-import type { EventOutbox } from '../events/service.ts';
+import type { EventOutbox } from '../../platform/outbox.ts';
 import type { AuditService } from '../audit/service.ts';
 import type { IntegrationService } from '../integrations/service.ts';
 import { PhoneNumberRepository, type NewPhoneNumberRow, type PhoneNumberRow } from './repository.ts';

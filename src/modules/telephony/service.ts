@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import type { Logger } from '../../core/logger.ts';
-import { AppError, Errors } from '../../core/errors.ts';
+import { ErrorCodes, Errors, isAppError } from '../../core/errors.ts';
 import { newCallSid } from '../../core/ids.ts';
 import type { AgentService } from '../agents/service.ts';
 import { isFinal, statusStage, type CallService, type CallStatus } from '../calls/service.ts';
@@ -102,7 +102,7 @@ export class TelephonyService {
       return admitted ? this.#connect(call) : reject();
     } catch (err) {
       // The carrier sent the same call twice at once: the other request made it.
-      if (!(err instanceof AppError && err.code === 'call_exists') || !providerCallSid) throw err;
+      if (!isAppError(err, ErrorCodes.callExists) || !providerCallSid) throw err;
       const made = await this.#lookups.callByProviderSid(number.clientId, providerCallSid);
       // The sid is another organization's call (sids are unique system-wide): never that call's answer.
       if (!made) return reject();
@@ -177,7 +177,7 @@ export class TelephonyService {
     this.#deps.log.warn({ callSid: call.callSid }, `carrier call rejected: ${message}`);
     const error = { provider: 'runtime', code: 'no_runtime', message };
     await this.#deps.db.transaction((tx) => this.#deps.calls.applyReport(tx, call.clientId, call.callSid, { status: 'failed', end_reason: 'error', error }))
-      .catch((err: unknown) => { if (!(err instanceof AppError && err.code === 'call_finalized')) throw err; });
+      .catch((err: unknown) => { if (!isAppError(err, ErrorCodes.callFinalized)) throw err; });
     return reject();
   }
 

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { clientOf, type Executor } from '../../db/database.ts';
-import { carriedWrites } from '../../db/ride-along.ts';
-import { newDeliveryId, newEventId } from '../../core/ids.ts';
-import { EVENT_TYPES, type EventType } from './schemas.ts';
+import { clientOf, type Executor } from '../db/database.ts';
+import { carriedWrites } from '../db/ride-along.ts';
+import { newDeliveryId, newEventId } from '../core/ids.ts';
+import { EVENT_TYPES, type EventType } from './event-types.ts';
 
 export interface EmitOptions {
   /** The agent a call or recording event is about: endpoints with `agent_ids` filter on it. */

@@ -1,11 +1,12 @@
 /**
- * The platform over HTTP against a stand-in API on 127.0.0.1 (paths, headers and bodies of
+ * The platform over HTTP (through @switchboard/sdk) against a stand-in API on 127.0.0.1 (paths, headers and bodies of
  * extensions.md §10 and decisions.md §3), and the sentence splitter the engine speaks with.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { after, test } from 'node:test';
-import { HttpCallPlatform, organizationOfToken, PlatformError } from '../src/platform/http-platform.ts';
+import { SwitchboardError } from '@switchboard/sdk';
+import { HttpCallPlatform, organizationOfToken } from '../src/platform/http-platform.ts';
 import { SentenceSplitter, substituteVariables } from '../src/engine/text.ts';
 
 test('HttpCallPlatform speaks the API with the call token', async () => {
@@ -40,7 +41,7 @@ test('HttpCallPlatform speaks the API with the call token', async () => {
   assert.equal(hits.length, 5, 'top 5');
   await platform.uploadRecording(Buffer.from('RIFFdata'));
   await assert.rejects(platform.report({ status: 'in_progress' }), (error: unknown) =>
-    error instanceof PlatformError && error.status === 409 && error.code === 'call_ended');
+    error instanceof SwitchboardError && error.status === 409 && error.code === 'call_ended');
 
   assert.deepEqual(seen.map((s) => `${s.method} ${s.url}`), [
     'GET /api/runtime/calls/call_x1',

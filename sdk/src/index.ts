@@ -1,4 +1,4 @@
-import { Agents, Analytics, ApiKeys, Billing, Integrations, PhoneNumbers, Team, Tools, type BodyOf } from './resources.ts';
+import { Agents, Analytics, ApiKeys, Billing, Integrations, PhoneNumbers, Runtime, Team, Tools, type BodyOf } from './resources.ts';
 import { Calls } from './calls.ts';
 import { KnowledgeBase } from './knowledge-base.ts';
 import { Events, Webhooks } from './events.ts';
@@ -31,6 +31,8 @@ export class Switchboard {
   readonly team: Team;
   readonly events: Events;
   readonly webhooks: Webhooks;
+  /** A voice runtime's routes, with a call token. */
+  readonly runtime: Runtime;
   /** The typed openapi-fetch client underneath, for anything the namespaces do not cover. */
   readonly api: ApiClient;
 
@@ -53,6 +55,7 @@ export class Switchboard {
     this.team = new Team(client);
     this.events = new Events(client);
     this.webhooks = new Webhooks(client);
+    this.runtime = new Runtime(client);
   }
 
   /**

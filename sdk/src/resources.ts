@@ -41,6 +41,19 @@ export class Agents extends Resource {
   }
 }
 
+/**
+ * What a voice runtime reads and calls for one call, acting with that call's token
+ * (`new Switchboard({ baseUrl, token: callToken, organizationId })`, extensions.md §10).
+ */
+export class Runtime extends Resource {
+  /** The call with its agent at its version, variables, provider credentials and tools as functions. */
+  async call(callSid: string) { return (await unwrap(this.api.GET('/api/runtime/calls/{call_sid}', { params: { path: { call_sid: callSid } } }))).data; }
+  /** Calls one of the agent's webhook tools for the call (under the outbound address rule). */
+  async callTool(callSid: string, toolName: string, args: Record<string, unknown>) {
+    return (await unwrap(this.api.POST('/api/runtime/calls/{call_sid}/tools/{tool_name}', { params: { path: { call_sid: callSid, tool_name: toolName } }, body: { arguments: args } }))).data;
+  }
+}
+
 export class Tools extends Resource {
   async create(body: BodyOf<'createTool'>) { return (await unwrap(this.api.POST('/api/tools', { body }))).data; }
   list(query: ListQuery<'listTools'> = {}) { return listing<Schemas['Tool']>((cursor) => unwrap(this.api.GET('/api/tools', { params: { query: { ...query, cursor } as never } }))); }

@@ -38,4 +38,3 @@ export function newCallSid(): string {
   return `call_${randomBase62(20)}`;
 }
 
-export const idPattern = (prefix: IdPrefix) => `^${prefix}_[a-f0-9]{12}$`;

@@ -69,7 +69,6 @@ function table(): Record<string, readonly Role[]> {
 }
 
 export const PERMISSIONS: Readonly<Record<string, readonly Role[]>> = Object.freeze(table());
-export type Permission = keyof typeof PERMISSIONS & string;
 
 export function hasPermission(role: Role, permission: string): boolean {
   const allowed = PERMISSIONS[permission];

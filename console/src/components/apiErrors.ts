@@ -2,6 +2,3 @@ import { ApiError } from '../api/client.ts';
 
 /** A field's validation error from the API, for the input's `error` prop; the detail goes to the form's alert. */
 export const fieldError = (error: unknown, field: string) => (error instanceof ApiError ? error.fieldError(field) : undefined);
-
-/** The message of any failure: the API's `detail`, or the error's own. */
-export const messageOf = (error: unknown) => (error instanceof ApiError ? error.detail : error instanceof Error ? error.message : String(error));

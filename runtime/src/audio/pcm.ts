@@ -25,7 +25,7 @@ export function rms(samples: Int16Array): number {
 }
 
 /** Silence of a duration at a rate, as samples. */
-export function silence(durationMs: number, sampleRate: number): Int16Array {
+function silence(durationMs: number, sampleRate: number): Int16Array {
   return new Int16Array(Math.round((durationMs * sampleRate) / 1000));
 }
 
@@ -41,6 +41,6 @@ export function concatSamples(parts: Int16Array[]): Int16Array {
 }
 
 /** Splits audio bytes into frames of `frameBytes` (the last one may be shorter). */
-export function* frames(bytes: Buffer, frameBytes: number): Generator<Buffer> {
+function* frames(bytes: Buffer, frameBytes: number): Generator<Buffer> {
   for (let offset = 0; offset < bytes.length; offset += frameBytes) yield bytes.subarray(offset, offset + frameBytes);
 }

@@ -3,7 +3,7 @@ import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { addressInNetworks, parseIpAddress, type AllowedNetworks, type IpAddress } from '../../core/networks.ts';
 
-export { isInNetworks, parseIpAddress, parseNetworks, type AllowedNetworks, type IpAddress, type Network } from '../../core/networks.ts';
+export { isInNetworks, parseNetworks, type AllowedNetworks, type IpAddress } from '../../core/networks.ts';
 
 /**
  * Which addresses outbound requests to user-chosen URLs (tool tests, webhook deliveries) may

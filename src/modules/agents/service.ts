@@ -28,7 +28,6 @@ import { columns, toAgent, toAgentSummary } from './views.ts';
 
 // The full agent's schema, for the modules that answer it (the voice runtime's call configuration).
 export { Agent as AgentSchema } from './schemas.ts';
-export { toAgentSummary } from './views.ts';
 
 type AgentSummaryView = Static<typeof AgentSummary>;
 type AgentView = Static<typeof Agent>;

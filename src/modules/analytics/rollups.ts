@@ -9,7 +9,6 @@ export const HOUR_MS = 60 * MINUTE_MS;
 
 /** Rollup grains, finest first. */
 export const GRAINS = { minute: MINUTE_MS, quarter: QUARTER_MS, hour: HOUR_MS } as const;
-export type Grain = keyof typeof GRAINS;
 
 export function floorTo(at: Date, stepMs: number): Date {
   return new Date(Math.floor(at.getTime() / stepMs) * stepMs);

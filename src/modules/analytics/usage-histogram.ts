@@ -16,7 +16,6 @@ export interface BinScale {
 const scaleUpTo = (base: number, largest: number): BinScale => ({ base, maxBin: 2 + Math.ceil(Math.log(largest / base) / Math.log(FACTOR)) });
 export const DURATION_SCALE = scaleUpTo(0.1, 86_400);
 export const LATENCY_SCALE = scaleUpTo(1, 600_000);
-export const MAX_BIN = DURATION_SCALE.maxBin;
 
 export function binOf(value: number, scale: BinScale = DURATION_SCALE): number {
   if (!(value > 0)) return 0;

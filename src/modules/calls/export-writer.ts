@@ -5,7 +5,7 @@ import { BinaryCopyRows, copyBinary, type CopyRow } from '../../db/copy-rows.ts'
 import type { ExportFormat } from './export-schemas.ts';
 import { exportColumns, exportRowsQuery, type ExportRequest } from './export-lines.ts';
 
-export { exportColumns, type ExportRequest } from './export-lines.ts';
+export type { ExportRequest } from './export-lines.ts';
 
 /** Rows read per query on the embedded database: one keyset page at a time. */
 export const EXPORT_PAGE = 500;

@@ -5,7 +5,6 @@ import { CALL_COLUMNS, calls, type CallRecord } from '../../db/schema/index.ts';
 export type CallRow = CallRecord;
 export type NewCallRow = Omit<typeof calls.$inferInsert, 'clientId' | 'transcriptSearch'>;
 
-export type { CallFilters } from './call-filters.ts';
 
 /** Calls of one organization: every method takes the organization id first. */
 export class CallRepository {

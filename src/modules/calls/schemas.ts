@@ -3,8 +3,6 @@ import { E164, Nullable, NullableTimestamp, PathId, Timestamp } from '../../core
 
 import { ACTIVE_STATUSES, BILLING_STATUSES, CALL_STATUSES, CALL_TYPES, END_REASONS } from '../../core/call-enums.ts';
 
-export { BILLING_STATUSES, CALL_STATUSES, CALL_TYPES, END_REASONS, FINAL_STATUSES, type CallStatus } from '../../core/call-enums.ts';
-
 const CallSid = Type.String({ pattern: '^call_[A-Za-z0-9]{1,64}$', description: '`call_` + letters and digits' });
 const Credits = Type.Number({ minimum: 0, maximum: 1_000_000, description: 'Credits' });
 
@@ -201,9 +199,9 @@ const DateOrTime = Type.String({
 /** Most `metadata.<key>` filters in one request. */
 export const METADATA_FILTERS_MAX = 10;
 /** `metadata.<key>`: a top-level key of 1-64 characters. */
-export const METADATA_FILTER_PATTERN = '^metadata\\..{1,64}$';
+const METADATA_FILTER_PATTERN = '^metadata\\..{1,64}$';
 /** `analysis.data.<key>`: a top-level key of the analysis's structured_data (extensions.md §13). */
-export const ANALYSIS_DATA_FILTER_PATTERN = '^analysis\\.data\\..{1,64}$';
+const ANALYSIS_DATA_FILTER_PATTERN = '^analysis\\.data\\..{1,64}$';
 
 const Bound = (description: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description }));
 

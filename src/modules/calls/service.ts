@@ -16,18 +16,17 @@ import type { AuditService } from '../audit/service.ts';
 import { CallRepository, type CallRow, type NewCallRow } from './repository.ts';
 import { callFiltersOf } from './call-filters.ts';
 import { listCallSummaries } from './call-list.ts';
-import { METADATA_MAX_BYTES, type Call, type CallStatus, type CallSummary, type CreateCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
+import type { CallStatus } from '../../core/call-enums.ts';
+import { METADATA_MAX_BYTES, type Call, type CallSummary, type CreateCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
 import { isFinal, statusStage, toCall } from './views.ts';
 import type { CallEndListener, CampaignCall, EndedTranscriptListener, FinalReportListener } from './ports.ts';
 import { costChanges, lateReportChanges, usageOf } from './late-report.ts';
 
-export type { CallStatus };
 // The call's schemas, for the modules that answer a call (the voice runtime's call configuration).
 export { Call as CallSchema, CallVariables } from './schemas.ts';
 // The values of a call's status and type, for the analytics' filters.
-export { CALL_STATUSES, CALL_TYPES, FINAL_STATUSES } from './schemas.ts';
 // The call as the API shows it, and the status rules, for the modules that meet calls through this service.
-export { isFinal, statusStage, toCall, toCallSummary } from './views.ts';
+export { isFinal, statusStage, toCall } from './views.ts';
 
 type CallSummaryView = Static<typeof CallSummary>;
 type CallView = Static<typeof Call>;

@@ -1,7 +1,8 @@
 import type { Static } from 'typebox';
 import { iso } from '../../core/schemas.ts';
 import type { CallRow } from './repository.ts';
-import { FINAL_STATUSES, type Call, type CallSummary } from './schemas.ts';
+import { FINAL_STATUSES } from '../../core/call-enums.ts';
+import type { Call, CallSummary } from './schemas.ts';
 
 type CallSummaryView = Static<typeof CallSummary>;
 type CallView = Static<typeof Call>;

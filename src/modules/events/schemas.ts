@@ -2,8 +2,6 @@ import { Type } from 'typebox';
 import { Nullable, NullableTimestamp, PathId, Timestamp } from '../../core/schemas.ts';
 import { EVENT_TYPES } from '../../platform/event-types.ts';
 
-export { EVENT_TYPES, type EventType } from '../../platform/event-types.ts';
-
 export const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'An event type of the catalogue' });
 
 export const Event = Type.Object({

@@ -9,7 +9,6 @@ import type { OrganizationService } from '../organizations/service.ts';
 import { EventRepository, WebhookRepository, type DeliveryRow, type EventRow } from './repository.ts';
 import type { Delivery, Event, ListEventsQuery } from './schemas.ts';
 
-export type { EventType } from './schemas.ts';
 
 type EventView = Static<typeof Event>;
 type DeliveryView = Static<typeof Delivery>;

@@ -15,7 +15,7 @@ import { IntegrationRepository, type IntegrationRow } from './repository.ts';
 import type { CreateIntegrationBody, Integration, IntegrationSummary, UpdateIntegrationBody } from './schemas.ts';
 import type { AuditService } from '../audit/service.ts';
 
-export { integrationProviderFor, VOICE_CATEGORIES, type VoiceCategory } from './providers.ts';
+export { VOICE_CATEGORIES, type VoiceCategory } from './providers.ts';
 export type { ProviderCredentials } from '../../adapters/providers/provider-validator.ts';
 
 type SummaryView = Static<typeof IntegrationSummary>;

@@ -61,7 +61,7 @@ export function AgentPage() {
               {form}
             </Stack>
           </Tabs.Panel>
-          <Tabs.Panel value="versions"><VersionsTab key={agent.data.version} agent={agent.data} manage={manage} /></Tabs.Panel>
+          <Tabs.Panel value="versions"><VersionsTab agent={agent.data} manage={manage} /></Tabs.Panel>
           <Tabs.Panel value="analysis"><AnalysisTab key={agent.data.updated_at} agent={agent.data} readOnly={!manage} /></Tabs.Panel>
         </Tabs>
       ) : null}

@@ -75,11 +75,11 @@ function AnalysisView({ analysis }: { analysis: Schemas['CallAnalysis'] }) {
   return (
     <Stack gap="sm">
       <Group gap="xs">
-        <Badge variant="light" color={analysis.status === 'completed' ? 'blue' : 'red'} data-testid="analysis-status">{analysis.status}</Badge>
+        <Badge variant="dot" color={analysis.status === 'completed' ? 'blue' : 'red'} data-testid="analysis-status">{analysis.status}</Badge>
         {analysis.success === null ? null : (
-          <Badge color={analysis.success ? 'green' : 'red'} data-testid="analysis-success">{analysis.success ? 'Success' : 'Not a success'}</Badge>
+          <Badge variant="dot" color={analysis.success ? 'green' : 'red'} data-testid="analysis-success">{analysis.success ? 'Success' : 'Not a success'}</Badge>
         )}
-        {analysis.sentiment ? <Badge variant="outline" color={SENTIMENT_COLOR[analysis.sentiment]} data-testid="analysis-sentiment">Sentiment: {analysis.sentiment}</Badge> : null}
+        {analysis.sentiment ? <Badge variant="dot" color={SENTIMENT_COLOR[analysis.sentiment]} data-testid="analysis-sentiment">Sentiment: {analysis.sentiment}</Badge> : null}
       </Group>
       {analysis.status === 'failed' ? (
         <Alert color="red" role="status" title="The analysis failed" data-testid="analysis-error">{analysis.error ?? 'No reason was given.'}</Alert>

@@ -52,5 +52,5 @@ export function CallsTable({ calls, searching }: { calls: Array<Schemas['CallSum
 function Outcome({ call }: { call: Schemas['CallSummary'] }) {
   if (call.analysis_status === 'failed') return <Text size="sm" c="dimmed">analysis failed</Text>;
   if (call.analysis_success === null) return <>—</>;
-  return <Badge variant="light" color={call.analysis_success ? 'green' : 'red'}>{call.analysis_success ? 'success' : 'not a success'}</Badge>;
+  return <Badge variant="dot" color={call.analysis_success ? 'green' : 'red'}>{call.analysis_success ? 'success' : 'not a success'}</Badge>;
 }

@@ -17,9 +17,13 @@ type Row = { version: number | null; weight: number | string };
 export function TrafficSplit({ agent, versions, manage }: { agent: Schemas['Agent']; versions: AgentVersion[]; manage: boolean }) {
   const { orgId } = useCredentials();
   const client = useQueryClient();
-  const initialRows = (): Row[] => agent.traffic?.map((t) => ({ ...t })) ?? [{ version: agent.version, weight: 90 }, { version: versions[1]?.version ?? null, weight: 10 }];
   const [split, setSplit] = useState(agent.traffic !== null);
-  const [rows, setRows] = useState<Row[]>(initialRows);
+  const [rows, setRows] = useState<Row[]>(() => agent.traffic?.map((t) => ({ ...t })) ?? []);
+  // A first split proposes the latest version and the one before it, as they are when it is asked for.
+  const choose = (value: string) => {
+    setSplit(value === 'split');
+    if (value === 'split' && rows.length === 0) setRows([{ version: agent.version, weight: 90 }, { version: versions.find((v) => v.version !== agent.version)?.version ?? null, weight: 10 }]);
+  };
   const known = new Set(versions.map((v) => v.version));
   const problems = split ? trafficProblems(rows, known) : [];
   const save = useMutation({
@@ -40,7 +44,7 @@ export function TrafficSplit({ agent, versions, manage }: { agent: Schemas['Agen
       <Title order={2} size="h4" mb="xs">Traffic split</Title>
       <Text size="sm" c="dimmed" mb="sm">Try a version on part of the new calls; the same caller keeps getting the same version while the split stands.</Text>
       <Stack>
-        <Radio.Group label="New calls go to" value={split ? 'split' : 'latest'} onChange={(v) => setSplit(v === 'split')}>
+        <Radio.Group label="New calls go to" value={split ? 'split' : 'latest'} onChange={choose}>
           <Group mt={4}>
             <Radio value="latest" label="The latest version" disabled={!manage} />
             <Radio value="split" label="Versions by weight" disabled={!manage} />

@@ -64,7 +64,8 @@ export function VersionsTab({ agent, manage }: { agent: Schemas['Agent']; manage
         )}
       </Paper>
       {list.length > 0 ? <VersionDiff agentId={agent.agent_id} versions={list} current={agent.version} chosen={chosen} onChoose={setCompared} /> : null}
-      {list.length > 0 ? <TrafficSplit agent={agent} versions={list} manage={manage} /> : null}
+      {/* The editor starts again from the saved split when that changes (a restore clears it), never while one types. */}
+      {list.length > 0 ? <TrafficSplit key={JSON.stringify(agent.traffic)} agent={agent} versions={list} manage={manage} /> : null}
       <RestoreDialog agent={agent} version={restoring} onClose={() => setRestoring(null)} />
     </Stack>
   );

@@ -180,6 +180,9 @@ describe('the console: agent versions and post-call analysis', { skip: skipWitho
     assert.equal(await page.getByRole('checkbox', { name: 'mood is required' }).isChecked(), false);
     assert.equal(await page.getByRole('combobox', { name: 'Type of party_size' }).inputValue(), 'number');
     assert.equal(await page.getByRole('textbox', { name: 'Description of party_size' }).inputValue(), 'How many people');
+    // Unchanged since loaded (whatever the stored key order), so leaving asks nothing (a confirm would be dismissed, keeping the page).
+    await page.getByRole('link', { name: '← All agents' }).click();
+    await page.waitForURL(`${base}/agents`);
     assert.deepEqual(s.problems, []);
   });
 

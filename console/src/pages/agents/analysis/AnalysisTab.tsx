@@ -8,7 +8,7 @@ import { ErrorAlert } from '../../../components/ErrorAlert.tsx';
 import { fieldError } from '../../../components/apiErrors.ts';
 import { useUnsavedChangesGuard } from '../../../hooks/useUnsavedChangesGuard.ts';
 import { FieldBuilder } from './FieldBuilder.tsx';
-import { fieldProblems, fieldsOf, schemaOf, type DataField } from './schemaFields.ts';
+import { canonicalJson, fieldProblems, fieldsOf, schemaOf, type DataField } from './schemaFields.ts';
 
 type Settings = Schemas['AnalysisSettings'];
 const AGENTS_LLM = 'agent';
@@ -43,7 +43,7 @@ export function AnalysisTab({ agent, readOnly }: { agent: Schemas['Agent']; read
   };
   const baseline: Settings = { enabled: saved.enabled, summary_prompt: saved.summary_prompt ?? null, success_criteria: saved.success_criteria ?? null,
     structured_data_schema: saved.structured_data_schema ?? null, llm_integration_id: saved.llm_integration_id ?? null };
-  useUnsavedChangesGuard(!readOnly && JSON.stringify(settings) !== JSON.stringify(baseline));
+  useUnsavedChangesGuard(!readOnly && canonicalJson(settings) !== canonicalJson(baseline));
 
   const save = useMutation({
     mutationFn: async () => (await unwrap(api.PATCH('/api/agents/{agent_id}', { params: { path: { agent_id: agent.agent_id } }, body: { analysis: settings } }))).data,

@@ -47,3 +47,10 @@ export function fieldProblems(fields: DataField[]): string[] {
   if (fields.some((f) => f.type === 'enum' && f.values.length === 0)) problems.push('A field of type enum needs its values.');
   return problems;
 }
+
+/** JSON text with every object's keys sorted: the stored schema comes back in the database's key order, not the builder's. */
+export function canonicalJson(value: unknown): string {
+  const sorted = (v: unknown): unknown => (Array.isArray(v) ? v.map(sorted)
+    : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v);
+  return JSON.stringify(sorted(value));
+}

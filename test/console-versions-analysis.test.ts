@@ -196,7 +196,7 @@ describe('the console: agent versions and post-call analysis', { skip: skipWitho
     assert.equal(await panel.getByTestId('analysis-success').textContent(), 'Success');
     assert.match(await panel.getByTestId('analysis-reason').innerText(), /A table was booked\./);
     assert.equal(await panel.getByTestId('analysis-sentiment').textContent(), `Sentiment: ${call!.analysis.sentiment}`);
-    assert.equal(await panel.getByTestId('analysis-status').textContent(), 'completed');
+    assert.equal(await panel.getByTestId('analysis-status').textContent(), 'Analysis completed');
     for (const [key, value] of Object.entries(call!.analysis.structured_data as Record<string, unknown>)) {
       assert.equal(await panel.locator(`[data-testid=analysis-data] tr[data-key="${key}"] td`).innerText(), typeof value === 'string' ? value : JSON.stringify(value));
     }

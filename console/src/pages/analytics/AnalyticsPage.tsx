@@ -74,8 +74,8 @@ export function AnalyticsPage() {
             <Stat label="Cost (credits)" value={formatCredits(totals.cost)} testId="total-cost" />
           </SimpleGrid>
           <AnalyticsCharts points={points} />
-          <AnalyticsTable points={points} onlyActive={granularity === 'minute'} />
           <SuccessRates period={successPeriod} agentId={agentId} agentName={(id) => agentNames.get(id) ?? id} />
+          <AnalyticsTable points={points} onlyActive={granularity === 'minute'} />
         </>
       ) : null}
     </Stack>

@@ -52,7 +52,7 @@ export function SuccessRates({ period, agentId, agentName }: {
       {usage.isLoading ? <Loader size="sm" aria-label="Loading the success rates" /> : null}
       {report && totals ? (
         <>
-          <Text size="sm" mb="xs">Over the period: <Text span fw={700} data-testid="success-rate-total">{percent(totals.success_rate ?? 0)}</Text> of {totals.calls} calls{agentId ? ` of ${agentName(agentId)}` : ''}.</Text>
+          <Text size="sm" mb="xs">Over the period: <Text span fw={700} data-testid="success-rate-total">{percent(totals.success_rate ?? 0)}</Text> of the judged calls, among {totals.calls} calls{agentId ? ` of ${agentName(agentId)}` : ''}.</Text>
           {buckets.length === 0 ? <Text c="dimmed" size="sm">No calls in this period.</Text> : (
             <Table.ScrollContainer minWidth={400}>
               <Table striped aria-label={`Success rate per ${period.granularity} and ${per}`} data-testid="success-rate-table">

@@ -75,7 +75,7 @@ function AnalysisView({ analysis }: { analysis: Schemas['CallAnalysis'] }) {
   return (
     <Stack gap="sm">
       <Group gap="xs">
-        <Badge variant="dot" color={analysis.status === 'completed' ? 'blue' : 'red'} data-testid="analysis-status">{analysis.status}</Badge>
+        <Badge variant="dot" color={analysis.status === 'completed' ? 'blue' : 'red'} data-testid="analysis-status">Analysis {analysis.status}</Badge>
         {analysis.success === null ? null : (
           <Badge variant="dot" color={analysis.success ? 'green' : 'red'} data-testid="analysis-success">{analysis.success ? 'Success' : 'Not a success'}</Badge>
         )}

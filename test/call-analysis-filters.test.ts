@@ -100,6 +100,16 @@ describe('calls found and exported by their analysis (extensions.md §13)', () =
     }
   });
 
+  test('each list item carries the outcome of its analysis, as the call shows it', async () => {
+    const { app } = await testEnv();
+    const res = await app.inject({ url: '/api/calls?limit=100', headers: asRole(env.org, 'user') });
+    assert.equal(res.statusCode, 200, res.body);
+    const outcomes = res.json().data.map((c: Call) => [c.call_sid, c.analysis_status, c.analysis_success, c.analysis_sentiment]);
+    assert.deepEqual(outcomes, calls.map((c) => [c.call_sid, c.analysis?.status ?? null, c.analysis?.success ?? null, c.analysis?.sentiment ?? null]));
+    const one = await getCall(env.org, calls[0]!.call_sid);
+    assert.ok(!('analysis_status' in one), 'the call has the whole analysis instead');
+  });
+
   test('usage analytics group by analysis.success, analysis.sentiment and analysis.data.<key>, with success_rate, as the brute force does', async () => {
     const { app } = await testEnv();
     const now = Date.now();

@@ -27,6 +27,7 @@ describe('the console in light and dark mode', { skip: skipWithoutBrowser }, () 
     await app.inject({ method: 'POST', url: '/api/knowledge-base', headers, payload: { name: 'Hours', text: 'Open Monday to Friday.' } });
     pages.push(
       ['home', '/'], ['calls', '/calls'], ['call', `/calls/${call.call_sid}`], ['agents', '/agents'], ['agent', `/agents/${agent.agent_id}`],
+      ['agent-versions', `/agents/${agent.agent_id}?tab=versions`], ['agent-analysis', `/agents/${agent.agent_id}?tab=analysis`],
       ['agent-new', '/agents/new'], ['knowledge', '/knowledge-base'], ['phone-numbers', '/phone-numbers'], ['integrations', '/integrations'],
       ['tools', '/tools'], ['api-keys', '/api-keys'], ['campaigns', '/campaigns'], ['webhooks', '/webhooks'], ['team', '/team'],
       ['analytics', '/analytics'], ['usage', '/usage'], ['billing', '/billing'], ['not-found', '/no-such-page'],

@@ -1,4 +1,4 @@
-import { Alert, MantineProvider, Modal, createTheme, localStorageColorSchemeManager, type CSSVariablesResolver } from '@mantine/core';
+import { Alert, MantineProvider, Modal, Notification, createTheme, localStorageColorSchemeManager, type CSSVariablesResolver } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, type ComponentType } from 'react';
@@ -21,6 +21,8 @@ const theme = createTheme({
     // Alert titles in the text color (the light variants' colored titles fall below 4.5:1); modals' close buttons named.
     Alert: Alert.extend({ styles: { title: { color: 'var(--mantine-color-text)' } } }),
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
+    // The notices' close buttons too (axe: button-name), as a notice may still be up when a page is checked.
+    Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close the notice' } } }),
   },
 });
 // Error text (a field's message, an invalid input's value) dark enough on white, light enough on dark gray.

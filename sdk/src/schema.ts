@@ -4277,6 +4277,9 @@ export interface components {
          *       "end_time": "2026-11-22T10:15:00.000Z",
          *       "end_reason": "Support credit",
          *       "billing_status": "example",
+         *       "analysis_status": "completed",
+         *       "analysis_success": true,
+         *       "analysis_sentiment": "positive",
          *       "snippet": "example"
          *     }
          */
@@ -4303,6 +4306,10 @@ export interface components {
             end_time: string | null;
             end_reason: string | null;
             billing_status: string;
+            analysis_status: ("completed" | "failed") | null;
+            /** @description The analysis's success: null without an analysis or without success criteria */
+            analysis_success: boolean | null;
+            analysis_sentiment: ("positive" | "neutral" | "negative") | null;
             /** @description With q: up to 200 characters of the best matching turn of the transcript */
             snippet?: string;
         };
@@ -4330,6 +4337,9 @@ export interface components {
          *           "end_time": "2026-11-22T10:15:00.000Z",
          *           "end_reason": "Support credit",
          *           "billing_status": "example",
+         *           "analysis_status": "completed",
+         *           "analysis_success": true,
+         *           "analysis_sentiment": "positive",
          *           "snippet": "example"
          *         }
          *       ],

@@ -44,13 +44,16 @@ after(async () => {
   for (const close of cleanups) await close();
 });
 
-/** An organization with credits, an openai integration on a fresh stand-in, and an agent whose analysis is enabled. */
-export async function setup(analysis: object | null = ANALYSIS, standin: { firstTokenMs?: number } = {}): Promise<Setup> {
+/**
+ * An organization with credits, an openai integration on a fresh stand-in, and an agent whose analysis
+ * is enabled; in a new organization, or in `given` (a console test's, say).
+ */
+export async function setup(analysis: object | null = ANALYSIS, standin: { firstTokenMs?: number } = {}, given?: TestOrg): Promise<Setup> {
   const { app } = await testEnv();
   const llm = await new OpenAiStandin({ key: KEY, ...standin }).start();
   const front = await relay(llm.url);
   cleanups.push(() => front.close(), () => llm.close());
-  const org = await createOrg();
+  const org = given ?? await createOrg();
   await grantCredits(org.orgId, GRANT);
   const created = await app.inject({ method: 'POST', url: '/api/integrations', headers: asRole(org, 'admin'), payload: { name: 'llm', provider: 'openai', category: 'llm', credentials: { api_key: KEY, base_url: front.url } } });
   assert.equal(created.statusCode, 200, created.body);

@@ -15,6 +15,9 @@ export const SUMMARY_COLUMNS = `call_sid, to_number, from_number, agent_id, agen
   total_cost::float8 AS total_cost, duration_seconds, turn_count, ${isoText('created_at')} AS created_at, ${isoText('updated_at')} AS updated_at,
   ${isoText('start_time')} AS start_time, ${isoText('end_time')} AS end_time, end_reason, billing_status`;
 
+/** The outcome of the post-call analysis (extensions.md §13) as the list item's scalar fields. */
+const ANALYSIS_OUTCOME_COLUMNS = `analysis ->> 'status' AS analysis_status, (analysis ->> 'success')::boolean AS analysis_success, analysis ->> 'sentiment' AS analysis_sentiment`;
+
 /** Marks ts_headline puts around the matched words; control characters a transcript's text hardly has. */
 export const MATCH_START = '\u0002';
 export const MATCH_END = '\u0003';
@@ -59,7 +62,8 @@ export async function listCallSummaries(
     values.push(before.at.toISOString(), before.id);
     conditions.push(`(created_at, call_sid) < ($${values.length - 1}::timestamptz, $${values.length})`);
   }
-  let columns = SUMMARY_COLUMNS;
+  // The analysis's outcome is the list's, not the export's (which has its own analysis columns after metadata).
+  let columns = `${SUMMARY_COLUMNS}, ${ANALYSIS_OUTCOME_COLUMNS}`;
   if (filters.q !== undefined) {
     // The snippet parses q again from a parameter of its own: the filter's number depends on the other filters.
     values.push(filters.q, wantedWords(filters.q));

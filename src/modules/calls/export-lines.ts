@@ -49,7 +49,7 @@ function jsonColumn(expr: string, fallback: string, format: ExportFormat): strin
   return `CASE WHEN ${expr} IS NULL OR jsonb_typeof(${expr}) = 'null' THEN '${fallback}' ELSE ${text} END`;
 }
 
-/** The list item's fields, in the order of the API's CallSummary: the CSV header. */
+/** The list item's fields, in the order of the API's CallSummary (its analysis outcome is among ANALYSIS_FIELDS, after metadata): the CSV header. */
 export const SUMMARY_FIELDS = [
   'call_sid', 'to_number', 'from_number', 'agent_id', 'agent_name', 'client_id', 'call_type', 'status', 'recording_enabled',
   'total_cost', 'duration_seconds', 'turn_count', 'created_at', 'updated_at', 'start_time', 'end_time', 'end_reason', 'billing_status',

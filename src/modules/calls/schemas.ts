@@ -167,9 +167,16 @@ const SummaryFields = {
   billing_status: Type.String(),
 };
 
-/** A list item: the summary fields, and with the list's `q` the snippet of the best matching turn. */
+/**
+ * A list item: the summary fields, the outcome of the post-call analysis (named as the export's
+ * columns; flat scalars, as the hottest read serializes them cheaply; the full analysis is read with
+ * the call), and with the list's `q` the snippet of the best matching turn.
+ */
 export const CallSummary = Type.Object({
   ...SummaryFields,
+  analysis_status: Nullable(Type.Enum(['completed', 'failed'], { description: "The post-call analysis's status (extensions.md §13); null without one" })),
+  analysis_success: Nullable(Type.Boolean({ description: "The analysis's success: null without an analysis or without success criteria" })),
+  analysis_sentiment: Nullable(Type.Enum([...SENTIMENTS], { description: "The analysis's caller sentiment; null without one" })),
   snippet: Type.Optional(Type.String({ maxLength: 200, description: 'With q: up to 200 characters of the best matching turn of the transcript' })),
 }, { title: 'CallSummary' });
 

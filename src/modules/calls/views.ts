@@ -24,12 +24,15 @@ export function toCallSummary(row: CallRow): CallSummaryView {
     recording_enabled: row.recordingEnabled, total_cost: row.totalCost, duration_seconds: row.durationSeconds,
     turn_count: row.turnCount, created_at: iso(row.createdAt), updated_at: iso(row.updatedAt),
     start_time: iso(row.startTime), end_time: iso(row.endTime), end_reason: row.endReason, billing_status: row.billingStatus,
+    analysis_status: row.analysis?.status ?? null, analysis_success: row.analysis?.success ?? null, analysis_sentiment: row.analysis?.sentiment ?? null,
   };
 }
 
 export function toCall(row: CallRow): CallView {
+  // The call has the whole analysis, so not the list's outcome fields.
+  const { analysis_status: _status, analysis_success: _success, analysis_sentiment: _sentiment, ...summary } = toCallSummary(row);
   return {
-    ...toCallSummary(row),
+    ...summary,
     cost_breakdown: row.costBreakdown,
     transcript: row.transcript ?? [],
     has_recording: row.recordingKey !== null,

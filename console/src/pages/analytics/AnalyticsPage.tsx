@@ -8,11 +8,13 @@ import { useUrlState } from '../../hooks/useUrlState.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { formatCredits } from '../../format.ts';
 import { AnalyticsCharts, AnalyticsTable, type Point } from './AnalyticsCharts.tsx';
+import { SuccessRates } from './SuccessRates.tsx';
+import { nextDay } from '../usage/usage.ts';
 import { browserTimeZone, dayInZone, startOfDay, timeZones } from './time.ts';
 
 const ZONES = timeZones();
 
-/** Calls, minutes and cost per day over a range in a time zone, or per minute for one day; for all agents or one. */
+/** Calls, minutes and cost per day over a range in a time zone, or per minute for one day; for all agents or one; and the analysis's success rate. */
 export function AnalyticsPage() {
   const { params, set } = useUrlState();
   const { orgId } = useCredentials();
@@ -31,6 +33,12 @@ export function AnalyticsPage() {
     queryKey: [orgId, 'analytics', query, agentId],
     queryFn: async () => (await unwrap(api.GET('/api/analytics/calls/daily', { params: { query: { ...query, ...(agentId ? { agent_id: agentId } : {}) } } }))).data,
   });
+
+  // The success rates read the same period, per day (per hour for one day).
+  const successPeriod = granularity === 'minute'
+    ? { start: query.start_time!, end: query.end_time!, granularity: 'hour' as const, timezone }
+    : { start: startOfDay(start, timezone).toISOString(), end: startOfDay(nextDay(end), timezone).toISOString(), granularity: 'day' as const, timezone };
+  const agentNames = new Map((agents.data ?? []).map((a) => [a.agent_id, a.agent_name]));
 
   const points: Point[] = (metrics.data?.daily ?? []).map((p) => ({
     date: granularity === 'minute' ? new Date(p.date).toLocaleTimeString(undefined, { timeZone: timezone, hour: '2-digit', minute: '2-digit' }) : p.date,
@@ -66,6 +74,7 @@ export function AnalyticsPage() {
             <Stat label="Cost (credits)" value={formatCredits(totals.cost)} testId="total-cost" />
           </SimpleGrid>
           <AnalyticsCharts points={points} />
+          <SuccessRates period={successPeriod} agentId={agentId} agentName={(id) => agentNames.get(id) ?? id} />
           <AnalyticsTable points={points} onlyActive={granularity === 'minute'} />
         </>
       ) : null}

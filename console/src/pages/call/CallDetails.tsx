@@ -42,6 +42,9 @@ export function CallDetails({ call }: { call: Schemas['Call'] }) {
               {COMPONENTS.map(([key, label]) => (
                 <Table.Tr key={key}><Table.Th scope="row">{label}</Table.Th><Table.Td ta="right">{formatCredits(call.cost_breakdown![key])}</Table.Td></Table.Tr>
               ))}
+              {call.cost_breakdown.analysis === undefined ? null : (
+                <Table.Tr><Table.Th scope="row">Post-call analysis</Table.Th><Table.Td ta="right">{formatCredits(call.cost_breakdown.analysis)}</Table.Td></Table.Tr>
+              )}
               <Table.Tr><Table.Th scope="row">Total (credits)</Table.Th><Table.Td ta="right" fw={700}>{formatCredits(call.total_cost)}</Table.Td></Table.Tr>
             </Table.Tbody>
           </Table>

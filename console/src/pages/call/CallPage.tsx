@@ -6,6 +6,7 @@ import { api, unwrap } from '../../api/client.ts';
 import { useCredentials } from '../../auth/useCredentials.ts';
 import { ErrorAlert } from '../../components/ErrorAlert.tsx';
 import { formatDateTime, humanize } from '../../format.ts';
+import { CallAnalysis } from './CallAnalysis.tsx';
 import { CallDetails } from './CallDetails.tsx';
 import { RecordingPlayer } from './RecordingPlayer.tsx';
 import { Transcript } from './Transcript.tsx';
@@ -44,6 +45,7 @@ export function CallPage() {
       <Grid>
         <Grid.Col span={{ base: 12, md: 8 }}>
           <Stack>
+            <CallAnalysis call={c} />
             {c.has_recording ? (
               <RecordingPlayer callSid={c.call_sid} audioRef={audio} onTime={setPosition} />
             ) : (

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Button, Collapse, Group, NumberInput, Paper, Select, SimpleGrid, TextInput } from '@mantine/core';
 import { useAgentOptions } from '../../hooks/useAgentOptions.ts';
-import { BILLING_STATUSES, CALL_TYPES, END_REASONS, NUMBER_FILTERS, STATUSES, TEXT_FILTERS, options } from './filters.ts';
+import { BILLING_STATUSES, CALL_TYPES, END_REASONS, NUMBER_FILTERS, SENTIMENTS, STATUSES, TEXT_FILTERS, options } from './filters.ts';
 
 type Values = Record<string, string>;
 
@@ -14,7 +14,7 @@ const valuesOf = (params: URLSearchParams): Values => ({
 /** Every filter of GET /api/calls, kept in the address bar (so a filtered list can be shared and reloaded). */
 export function CallFilters({ params, onChange }: { params: URLSearchParams; onChange: (next: URLSearchParams) => void }) {
   const [values, setValues] = useState<Values>(() => valuesOf(params));
-  const [more, setMore] = useState(() => [...NUMBER_FILTERS, 'end_reason', 'billing_status', 'phone_number', 'campaign_id', 'has_recording'].some((n) => params.get(n))
+  const [more, setMore] = useState(() => [...NUMBER_FILTERS, 'end_reason', 'billing_status', 'phone_number', 'campaign_id', 'has_recording', 'analysis.success', 'analysis.sentiment'].some((n) => params.get(n))
     || [...params.keys()].some((n) => n.startsWith('metadata.')));
   const agents = useAgentOptions();
   const set = (name: string) => (value: string | number | null) => setValues((v) => ({ ...v, [name]: value === null ? '' : String(value) }));
@@ -50,6 +50,8 @@ export function CallFilters({ params, onChange }: { params: URLSearchParams; onC
           {select('end_reason', 'End reason', options(END_REASONS))}
           {select('billing_status', 'Billing', options(BILLING_STATUSES))}
           {select('has_recording', 'Recording', [{ value: 'true', label: 'with recording' }, { value: 'false', label: 'without recording' }])}
+          {select('analysis.success', 'Outcome', [{ value: 'true', label: 'success' }, { value: 'false', label: 'not a success' }])}
+          {select('analysis.sentiment', 'Sentiment', options(SENTIMENTS))}
           <TextInput label="Phone number" placeholder="+14155550100" value={values.phone_number} onChange={(e) => set('phone_number')(e.currentTarget.value)} />
           <NumberInput label="Min duration (s)" min={0} value={values.min_duration} onChange={set('min_duration')} />
           <NumberInput label="Max duration (s)" min={0} value={values.max_duration} onChange={set('max_duration')} />

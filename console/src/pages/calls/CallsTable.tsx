@@ -7,7 +7,7 @@ const STATUS_COLOR: Record<string, string> = { completed: 'green', failed: 'red'
 
 export function CallsTable({ calls, searching }: { calls: Array<Schemas['CallSummary']>; searching: boolean }) {
   return (
-    <Table.ScrollContainer minWidth={800}>
+    <Table.ScrollContainer minWidth={960}>
       <Table striped highlightOnHover aria-label="Calls" data-testid="calls-table">
         <Table.Thead>
           <Table.Tr>
@@ -17,6 +17,8 @@ export function CallsTable({ calls, searching }: { calls: Array<Schemas['CallSum
             <Table.Th>From → To</Table.Th>
             <Table.Th>Direction</Table.Th>
             <Table.Th>Status</Table.Th>
+            <Table.Th>Outcome</Table.Th>
+            <Table.Th>Sentiment</Table.Th>
             <Table.Th ta="right">Duration</Table.Th>
             <Table.Th ta="right">Started</Table.Th>
             <Table.Th ta="right">Cost (credits)</Table.Th>
@@ -33,6 +35,8 @@ export function CallsTable({ calls, searching }: { calls: Array<Schemas['CallSum
               <Table.Td>{call.from_number ?? '—'} → {call.to_number}</Table.Td>
               <Table.Td>{call.call_type}</Table.Td>
               <Table.Td><Badge variant="dot" color={STATUS_COLOR[call.status] ?? 'gray'}>{humanize(call.status)}</Badge></Table.Td>
+              <Table.Td data-testid="outcome"><Outcome call={call} /></Table.Td>
+              <Table.Td data-testid="sentiment">{call.analysis_sentiment ?? '—'}</Table.Td>
               <Table.Td ta="right">{formatDuration(call.duration_seconds)}</Table.Td>
               <Table.Td ta="right">{call.start_time ? formatTime(call.start_time, call.created_at) : '—'}</Table.Td>
               <Table.Td ta="right">{formatCredits(call.total_cost)}</Table.Td>
@@ -42,4 +46,11 @@ export function CallsTable({ calls, searching }: { calls: Array<Schemas['CallSum
       </Table>
     </Table.ScrollContainer>
   );
+}
+
+/** The post-call analysis's verdict: success or not, analysis failed, or a dash (no analysis, or success not judged). */
+function Outcome({ call }: { call: Schemas['CallSummary'] }) {
+  if (call.analysis_status === 'failed') return <Text size="sm" c="dimmed">analysis failed</Text>;
+  if (call.analysis_success === null) return <>—</>;
+  return <Badge variant="dot" color={call.analysis_success ? 'green' : 'red'}>{call.analysis_success ? 'success' : 'not a success'}</Badge>;
 }

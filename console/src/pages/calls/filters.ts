@@ -8,7 +8,11 @@ export const END_REASONS = ['user_hangup', 'agent_hangup', 'tool_end_call', 'sil
 export const BILLING_STATUSES = ['pending', 'billed', 'insufficient_credits', 'waived'];
 
 /** The filters of GET /api/calls that the page offers, as they appear in the page's address. */
-export const TEXT_FILTERS = ['q', 'agent_id', 'status', 'call_type', 'from', 'to', 'end_reason', 'billing_status', 'phone_number', 'campaign_id', 'has_recording'] as const;
+export const TEXT_FILTERS = ['q', 'agent_id', 'status', 'call_type', 'from', 'to', 'end_reason', 'billing_status', 'phone_number', 'campaign_id', 'has_recording',
+  'analysis.success', 'analysis.sentiment'] as const;
+/** The filters sent as booleans (the address holds "true" or "false"). */
+const BOOLEAN_FILTERS: ReadonlySet<string> = new Set(['has_recording', 'analysis.success']);
+export const SENTIMENTS = ['positive', 'neutral', 'negative'];
 export const NUMBER_FILTERS = ['min_duration', 'max_duration', 'min_cost', 'max_cost'] as const;
 
 /** The list's query from the address bar: unknown or empty parameters are left out. */
@@ -16,7 +20,7 @@ export function queryFromParams(params: URLSearchParams): Partial<CallQuery> {
   const query: Record<string, string | number | boolean> = {};
   for (const name of TEXT_FILTERS) {
     const value = params.get(name);
-    if (value) query[name] = name === 'has_recording' ? value === 'true' : value;
+    if (value) query[name] = BOOLEAN_FILTERS.has(name) ? value === 'true' : value;
   }
   for (const name of NUMBER_FILTERS) {
     const value = params.get(name);

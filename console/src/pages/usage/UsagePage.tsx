@@ -62,7 +62,7 @@ export function UsagePage() {
           <Select label="Time zone" data={ZONES} value={timezone} searchable allowDeselect={false} onChange={(v) => set('tz', v)} w={200} />
           <Select label="Granularity" data={[...GRANULARITIES]} value={granularity} allowDeselect={false} onChange={(v) => set('granularity', v)} w={120} />
           <Select label="Group by" placeholder="No grouping" clearable w={170}
-            data={[...GROUP_BYS.map((g) => ({ value: g, label: g.replaceAll('_', ' ') })), { value: 'metadata', label: 'metadata key' }]}
+            data={[...GROUP_BYS.map((g) => ({ value: g, label: g.replaceAll('_', ' ').replace('.', ': ') })), { value: 'metadata', label: 'metadata key' }]}
             value={groupBy.startsWith('metadata.') ? 'metadata' : groupBy || null}
             onChange={(v) => set('group_by', v === 'metadata' ? `metadata.${metadataKey}` : v)} />
           {groupBy.startsWith('metadata.') ? (

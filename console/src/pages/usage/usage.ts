@@ -1,7 +1,7 @@
 import type { Schemas } from '../../api/client.ts';
 
 export const GRANULARITIES = ['minute', 'hour', 'day', 'week', 'month'] as const;
-export const GROUP_BYS = ['agent', 'phone_number', 'status', 'end_reason', 'call_type', 'campaign'] as const;
+export const GROUP_BYS = ['agent', 'agent_version', 'phone_number', 'status', 'end_reason', 'call_type', 'campaign', 'analysis.success', 'analysis.sentiment'] as const;
 
 /** The metrics of GET /api/analytics/usage; the percentiles are not sums, so they have no per-group total. */
 export const METRICS: Array<{ value: string; label: string; summed: boolean }> = [
@@ -15,6 +15,8 @@ export const METRICS: Array<{ value: string; label: string; summed: boolean }> =
   { value: 'cost_tts', label: 'Cost: text to speech', summed: true },
   { value: 'cost_telephony', label: 'Cost: telephony', summed: true },
   { value: 'cost_platform', label: 'Cost: platform', summed: true },
+  // A share per bucket (extensions.md §13), not a sum: the groups have no total of it, the report's totals have.
+  { value: 'success_rate', label: 'Success rate (0-1)', summed: false },
 ];
 
 export type Report = Schemas['UsageReport'];

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { encodeCursor } from '../src/core/cursor.ts';
-import { wavHeader } from '../src/modules/calls/audio.ts';
+import { wavHeader } from '../src/modules/calls/recordings/audio.ts';
 import { load, loadAverage, machine, sequentialLatency, startChild, writeResult, type LoadResult } from './lib.ts';
 import { benchDatabase, ORGS, seededCalls } from './seed.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { toneWav } from '../src/modules/calls/audio.ts';
-import { RetentionSweeper } from '../src/modules/calls/retention.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
+import { RetentionSweeper } from '../src/modules/calls/retention/service.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { testEnv } from './helpers/env.ts';
 import { asRole, createAgent, createOrg, uniqueEmail, userToken, type TestOrg } from './helpers/fixtures.ts';

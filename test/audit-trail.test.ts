@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { newId } from '../src/core/ids.ts';
 import { OrganizationRepository } from '../src/modules/organizations/repository.ts';
 import { testEnv } from './helpers/env.ts';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser } from 'playwright-core';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { TEST_ENCRYPTION_KEY, TEST_JWT_SECRET, testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { freePort } from './helpers/net.ts';
 import { asRole, createAgent, createOrg } from './helpers/fixtures.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { CALL_ANALYSIS, CALL_ANALYSIS_BATCH } from '../src/modules/calls/analysis-jobs.ts';
+import { CALL_ANALYSIS, CALL_ANALYSIS_BATCH } from '../src/modules/calls/analysis/jobs.ts';
 import { TEST_ENCRYPTION_KEY, testEnv } from './helpers/env.ts';
 import { asRole } from './helpers/fixtures.ts';
 import { balanceOf, finishedCall } from './helpers/calls.ts';

@@ -5,7 +5,7 @@ import { testEnv } from './helpers/env.ts';
 import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { createCall, patchCall, uploadRecording } from './helpers/calls.ts';
 import { setConcurrencyLimit } from './helpers/limits.ts';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 
 /**
  * The calls list's filters and transcript search (extensions.md §4) checked against a brute-force

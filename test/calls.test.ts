@@ -6,7 +6,7 @@ import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { testEnv } from './helpers/env.ts';
 import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { balanceOf, createCall, finishedCall, grantCredits, patchCall, uploadRecording } from './helpers/calls.ts';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 
 const breakdown = { stt: 1.5, llm: 2.25, tts: 1, telephony: 0.75, platform: 0.5 }; // 6 credits
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { asRole, createAgent, createOrg } from './helpers/fixtures.ts';
 import { createCall, uploadRecording } from './helpers/calls.ts';

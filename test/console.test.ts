@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { provisionOrganization } from '../src/modules/organizations/service.ts';
 import { testConfig, testEnv, buildTestApp } from './helpers/env.ts';
 import { freePort } from './helpers/net.ts';

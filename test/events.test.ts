@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { createCall, grantCredits, patchCall, uploadRecording } from './helpers/calls.ts';
 import { createTextDocument, uploadFile, waitForProcessing } from './helpers/documents.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
 import { PaymentProviderError, type PaymentProvider } from '../src/adapters/payments/payment-provider.ts';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { IdempotencyService } from '../src/modules/idempotency/service.ts';
 import { idempotencyJobs } from '../src/modules/idempotency/jobs.ts';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';

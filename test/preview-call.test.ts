@@ -14,7 +14,7 @@ import { setConcurrencyLimit } from './helpers/limits.ts';
 import { freePort } from './helpers/net.ts';
 import { connectPreview } from './helpers/preview-client.ts';
 import { speechPcm } from '../runtime/test/helpers/speech.ts';
-import { PreviewCallSweeper } from '../src/modules/calls/preview-sweep.ts';
+import { PreviewCallSweeper } from '../src/modules/calls/preview/sweep.ts';
 
 /**
  * extensions.md §11 end to end: a preview session created through the API, the browser's WebSocket

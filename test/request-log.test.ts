@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { buildApp } from '../src/app.ts';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { createLogger } from '../src/core/logger.ts';
 import { buildServices } from '../src/services.ts';
 import { testConfig, testEnv } from './helpers/env.ts';

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Switchboard, SwitchboardError, Webhooks, WebhookVerificationError } from '@switchboard/sdk';
 import { startReceiver } from './helpers/webhook-receiver.ts';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { SDK_TYPES_FILE, sdkTypes } from '../scripts/sdk-types.ts';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
 import { createOrg, uniqueEmail, uniquePhoneNumber, type TestOrg } from './helpers/fixtures.ts';

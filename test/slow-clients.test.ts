@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
 import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { createCall } from './helpers/calls.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { toneWav } from '../src/modules/calls/audio.ts';
+import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { startCarrierStandIn, type CarrierStandIn } from './helpers/carrier-standin.ts';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
 import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';

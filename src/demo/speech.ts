@@ -1,4 +1,4 @@
-import { wavHeader } from '../modules/calls/audio.ts';
+import { wavHeader } from '../modules/calls/recordings/audio.ts';
 
 /** The two voices of a demo conversation: told apart by ear (accent and pitch) as well as by channel. */
 export type Speaker = 'agent' | 'user';

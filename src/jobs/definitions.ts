@@ -1,13 +1,13 @@
 import { IDEMPOTENCY_CLEANUP } from '../modules/idempotency/jobs.ts';
 import { INVITATION_EMAIL } from '../modules/invitations/jobs.ts';
 import { INDEX_DOCUMENT, INDEX_DOCUMENT_DEAD } from '../modules/knowledge-base/jobs.ts';
-import { DATA_RETENTION } from '../modules/calls/retention.ts';
+import { DATA_RETENTION } from '../modules/calls/retention/service.ts';
 import { AUDIT_CLEANUP } from '../modules/audit/jobs.ts';
 import { EVENTS_CLEANUP, WEBHOOK_DISABLED_EMAIL } from '../modules/events/jobs.ts';
 import { CAMPAIGN_JOBS } from '../modules/campaigns/jobs.ts';
-import { CALL_EXPORT, CALL_EXPORTS_CLEANUP } from '../modules/calls/exports.ts';
-import { PREVIEW_CALLS_SWEEP } from '../modules/calls/preview-sweep.ts';
-import { CALL_ANALYSIS, CALL_ANALYSIS_BATCH } from '../modules/calls/analysis-jobs.ts';
+import { CALL_EXPORT, CALL_EXPORTS_CLEANUP } from '../modules/calls/exports/service.ts';
+import { PREVIEW_CALLS_SWEEP } from '../modules/calls/preview/sweep.ts';
+import { CALL_ANALYSIS, CALL_ANALYSIS_BATCH } from '../modules/calls/analysis/jobs.ts';
 import type { JobDefinition } from './job.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader } from '../../core/schemas.ts';
-import { CallExport, CreateCallExportBody, ExportIdParams, SignedExportQuery } from './export-schemas.ts';
-import type { CallExportService } from './exports.ts';
+import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader } from '../../../core/schemas.ts';
+import { CallExport, CreateCallExportBody, ExportIdParams, SignedExportQuery } from './schemas.ts';
+import type { CallExportService } from './service.ts';
 
 const tags = ['Calls'];
 

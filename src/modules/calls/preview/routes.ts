@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader, PathId, Timestamp } from '../../core/schemas.ts';
-import type { PreviewSessions } from './preview-sessions.ts';
+import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader, PathId, Timestamp } from '../../../core/schemas.ts';
+import type { PreviewSessions } from './sessions.ts';
 
 const PreviewSession = Type.Object({
   call_sid: Type.String({ description: 'The preview call, created queued; the runtime moves it to in_progress when the browser connects' }),

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { defineJob, jobUnit, type JobInfo, type JobUnit, type PayloadOf } from '../../jobs/job.ts';
+import { defineJob, jobUnit, type JobInfo, type JobUnit, type PayloadOf } from '../../../jobs/job.ts';
 
 /**
  * One analysis run (extensions.md §13). A provider's failure is retried after 2, 4, 8... seconds;

@@ -1,11 +1,11 @@
-import { SUMMARY_COLUMNS, bestTurn, wantedWords } from './call-list.ts';
-import { filterSql, searchQuery, type CallFilters } from './call-filters.ts';
-import { SNIPPET_LEAD, SNIPPET_MAX } from './snippet.ts';
-import type { ExportFormat } from './export-schemas.ts';
+import { SUMMARY_COLUMNS, bestTurn, wantedWords } from '../call-list.ts';
+import { filterSql, searchQuery, type CallFilters } from '../call-filters.ts';
+import { SNIPPET_LEAD, SNIPPET_MAX } from '../snippet.ts';
+import type { ExportFormat } from './schemas.ts';
 
 /**
  * An export's rows as the database formats them: for CSV each call's fields as text values (the
- * writer, export-writer.ts, has csv-stringify quote and join them), for JSON lines each call's line
+ * writer, writer.ts, has csv-stringify quote and join them), for JSON lines each call's line
  * (PostgreSQL's to_json escapes the strings). The worker reads only text: no row object, no
  * date or number to convert, nothing to serialize but the CSV record.
  *

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Errors } from '../../core/errors.ts';
+import { Errors } from '../../../core/errors.ts';
 
 export interface SignedRecording {
   orgId: string;

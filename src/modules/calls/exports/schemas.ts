@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { Nullable, NullableTimestamp, PathId, Timestamp } from '../../core/schemas.ts';
-import { CallFilterFields, metadataFilterOptions } from './schemas.ts';
+import { Nullable, NullableTimestamp, PathId, Timestamp } from '../../../core/schemas.ts';
+import { CallFilterFields, metadataFilterOptions } from '../schemas.ts';
 
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 export const EXPORT_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;

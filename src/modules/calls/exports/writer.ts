@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import type { Database } from '../../db/database.ts';
-import { BinaryCopyRows, copyBinary, type CopyRow } from '../../db/copy-rows.ts';
-import type { ExportFormat } from './export-schemas.ts';
-import { exportColumns, exportRowsQuery, type ExportRequest } from './export-lines.ts';
+import type { Database } from '../../../db/database.ts';
+import { BinaryCopyRows, copyBinary, type CopyRow } from '../../../db/copy-rows.ts';
+import type { ExportFormat } from './schemas.ts';
+import { exportColumns, exportRowsQuery, type ExportRequest } from './lines.ts';
 
-export type { ExportRequest } from './export-lines.ts';
+export type { ExportRequest } from './lines.ts';
 
 /** Rows read per query on the embedded database: one keyset page at a time. */
 export const EXPORT_PAGE = 500;
@@ -48,7 +48,7 @@ class Pieces {
 
 /**
  * The export's file in pieces, newest call first: the database formats each call's values as text
- * (export-lines.ts); csv-stringify writes each CSV record from them (RFC 4180: a header row, CRLF, a
+ * (lines.ts); csv-stringify writes each CSV record from them (RFC 4180: a header row, CRLF, a
  * field quoted when it holds a comma, a quote, a CR or a LF, quotes doubled, null empty); a JSON
  * line comes whole from the database (to_json). `counts.rows` counts the calls.
  *

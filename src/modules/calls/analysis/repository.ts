@@ -1,6 +1,6 @@
 import { and, count, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/database.ts';
-import { callAnalysisBatches, callAnalysisRuns } from '../../db/schema/index.ts';
+import type { Executor } from '../../../db/database.ts';
+import { callAnalysisBatches, callAnalysisRuns } from '../../../db/schema/index.ts';
 
 export type AnalysisRunRow = typeof callAnalysisRuns.$inferSelect;
 export type AnalysisBatchRow = typeof callAnalysisBatches.$inferSelect;

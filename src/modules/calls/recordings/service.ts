@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Db } from '../../db/database.ts';
-import type { RequestContext } from '../../core/context.ts';
-import { Errors } from '../../core/errors.ts';
-import { spool, TooLargeError } from '../../adapters/storage/spool.ts';
-import type { ByteRange, ObjectStore } from '../../adapters/storage/object-store.ts';
-import { parseRange } from '../../adapters/http/range.ts';
-import { CallRepository, type CallRow } from './repository.ts';
+import type { Db } from '../../../db/database.ts';
+import type { RequestContext } from '../../../core/context.ts';
+import { Errors } from '../../../core/errors.ts';
+import { spool, TooLargeError } from '../../../adapters/storage/spool.ts';
+import type { ByteRange, ObjectStore } from '../../../adapters/storage/object-store.ts';
+import { parseRange } from '../../../adapters/http/range.ts';
+import { CallRepository, type CallRow } from '../repository.ts';
 import { AUDIO_CONTENT_TYPES, audioProblem, declaredFormat, type AudioFormat } from './audio.ts';
-import { RecordingLinks, type SignedRecording } from './recording-links.ts';
-import { toCall } from './service.ts';
-import type { AuditService } from '../audit/service.ts';
-import type { EventOutbox } from '../../platform/outbox.ts';
+import { RecordingLinks, type SignedRecording } from './links.ts';
+import { toCall } from '../service.ts';
+import type { AuditService } from '../../audit/service.ts';
+import type { EventOutbox } from '../../../platform/outbox.ts';
 
 /** The specification's lifetimes: a stream URL lasts an hour, the download's internal link five minutes. */
 export const STREAM_LINK_SECONDS = 3600;

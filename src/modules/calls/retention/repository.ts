@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../../db/database.ts';
+import type { Executor } from '../../../db/database.ts';
 
 /**
  * The deletions of the data retention policy on one organization's calls (extensions.md §7):

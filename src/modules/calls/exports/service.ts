@@ -1,21 +1,21 @@
 import type { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
-import type { Database } from '../../db/database.ts';
-import { withClientTransaction } from '../../db/database.ts';
-import type { RequestContext } from '../../core/context.ts';
-import { Errors } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import type { Logger } from '../../core/logger.ts';
-import { iso } from '../../core/schemas.ts';
-import type { ObjectStore } from '../../adapters/storage/object-store.ts';
-import { defineJob, jobUnit, type JobInfo, type JobUnit } from '../../jobs/job.ts';
-import type { JobQueue } from '../../jobs/queue.ts';
-import type { AuditService } from '../audit/service.ts';
-import { callFiltersOf, type CallFilterInput } from './call-filters.ts';
-import { CallExportRepository, type CallExportRow } from './export-repository.ts';
-import type { CallExport, CreateCallExportBody, ExportFormat } from './export-schemas.ts';
-import { EXPORT_CONTENT_TYPES, exportStream } from './export-writer.ts';
-import { RecordingLinks, type SignedRecording } from './recording-links.ts';
+import type { Database } from '../../../db/database.ts';
+import { withClientTransaction } from '../../../db/database.ts';
+import type { RequestContext } from '../../../core/context.ts';
+import { Errors } from '../../../core/errors.ts';
+import { newId } from '../../../core/ids.ts';
+import type { Logger } from '../../../core/logger.ts';
+import { iso } from '../../../core/schemas.ts';
+import type { ObjectStore } from '../../../adapters/storage/object-store.ts';
+import { defineJob, jobUnit, type JobInfo, type JobUnit } from '../../../jobs/job.ts';
+import type { JobQueue } from '../../../jobs/queue.ts';
+import type { AuditService } from '../../audit/service.ts';
+import { callFiltersOf, type CallFilterInput } from '../call-filters.ts';
+import { CallExportRepository, type CallExportRow } from './repository.ts';
+import type { CallExport, CreateCallExportBody, ExportFormat } from './schemas.ts';
+import { EXPORT_CONTENT_TYPES, exportStream } from './writer.ts';
+import { RecordingLinks, type SignedRecording } from '../recordings/links.ts';
 
 type CallExportView = Static<typeof CallExport>;
 
@@ -55,7 +55,7 @@ const keyOf = (orgId: string, id: string, format: string) => `${orgId}/exports/$
 
 /**
  * Exports of calls (extensions.md §4): a request stores the filters and queues the job in one
- * transaction; the job streams the file export-writer.ts writes from the database's rows into the
+ * transaction; the job streams the file writer.ts writes from the database's rows into the
  * object store; the export's view then carries a signed link valid an hour (presigned on S3, signed
  * for the app's own route on local disk).
  */

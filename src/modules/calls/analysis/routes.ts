@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader } from '../../core/schemas.ts';
-import type { CallAnalysisService } from './analysis.ts';
-import { AnalysisJob, AnalysisJobParams, AnalysisJobProgress, AnalyzeCallBody, AnalyzeCallsBody } from './analysis-schemas.ts';
-import { Call, CallSidParams } from './schemas.ts';
+import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader } from '../../../core/schemas.ts';
+import type { CallAnalysisService } from './service.ts';
+import { AnalysisJob, AnalysisJobParams, AnalysisJobProgress, AnalyzeCallBody, AnalyzeCallsBody } from './schemas.ts';
+import { Call, CallSidParams } from '../schemas.ts';
 
 const tags = ['Calls'];
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { PathId, Timestamp } from '../../core/schemas.ts';
-import { CallFilterFields, metadataFilterOptions } from './schemas.ts';
+import { PathId, Timestamp } from '../../../core/schemas.ts';
+import { CallFilterFields, metadataFilterOptions } from '../schemas.ts';
 
 export const AnalyzeCallBody = Type.Object({
   agent_version: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: "The agent version whose analysis settings to use (default: the call's)" })),

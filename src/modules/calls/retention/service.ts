@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import type { Db } from '../../db/database.ts';
-import type { ObjectStore } from '../../adapters/storage/object-store.ts';
-import type { Logger } from '../../core/logger.ts';
-import { defineJob, jobUnit, type JobUnit } from '../../jobs/job.ts';
-import type { AuditService } from '../audit/service.ts';
-import type { DataSettingsService } from '../data-settings/service.ts';
-import { CallRetentionRepository } from './retention-repository.ts';
+import type { Db } from '../../../db/database.ts';
+import type { ObjectStore } from '../../../adapters/storage/object-store.ts';
+import type { Logger } from '../../../core/logger.ts';
+import { defineJob, jobUnit, type JobUnit } from '../../../jobs/job.ts';
+import type { AuditService } from '../../audit/service.ts';
+import type { DataSettingsService } from '../../data-settings/service.ts';
+import { CallRetentionRepository } from './repository.ts';
 
 const DAY_MS = 86_400_000;
 /** The actor of the sweep's audit entries. */

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { Type } from 'typebox';
-import type { Db } from '../../db/database.ts';
-import { defineJob, jobUnit, type JobUnit } from '../../jobs/job.ts';
-import type { CallService } from './service.ts';
-import { PREVIEW_TO_NUMBER } from './preview-sessions.ts';
+import type { Db } from '../../../db/database.ts';
+import { defineJob, jobUnit, type JobUnit } from '../../../jobs/job.ts';
+import type { CallService } from '../service.ts';
+import { PREVIEW_TO_NUMBER } from './sessions.ts';
 
 /**
  * Preview calls whose browser or runtime is gone (extensions.md §10: "a preview call whose runtime

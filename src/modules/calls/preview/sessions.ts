@@ -1,12 +1,12 @@
-import type { Db } from '../../db/database.ts';
-import type { RequestContext } from '../../core/context.ts';
-import type { CallTokens } from '../../core/auth/call-tokens.ts';
-import { Errors } from '../../core/errors.ts';
-import { newCallSid } from '../../core/ids.ts';
-import type { AgentService } from '../agents/service.ts';
-import type { AuditService } from '../audit/service.ts';
-import type { BillingService } from '../billing/service.ts';
-import type { CallService } from './service.ts';
+import type { Db } from '../../../db/database.ts';
+import type { RequestContext } from '../../../core/context.ts';
+import type { CallTokens } from '../../../core/auth/call-tokens.ts';
+import { Errors } from '../../../core/errors.ts';
+import { newCallSid } from '../../../core/ids.ts';
+import type { AgentService } from '../../agents/service.ts';
+import type { AuditService } from '../../audit/service.ts';
+import type { BillingService } from '../../billing/service.ts';
+import type { CallService } from '../service.ts';
 
 export interface PreviewSessionDeps {
   db: Db;

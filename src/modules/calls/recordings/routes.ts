@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader } from '../../core/schemas.ts';
-import { Call, CallSidParams, RecordingStream, SignedRecordingQuery } from './schemas.ts';
-import type { RecordingBody, RecordingService } from './recordings.ts';
-import { sendFileRange } from '../../adapters/http/send-file.ts';
+import { ORG_ROUTE_ERRORS, envelope, errorResponses, OrganizationHeader } from '../../../core/schemas.ts';
+import { Call, CallSidParams, RecordingStream, SignedRecordingQuery } from '../schemas.ts';
+import type { RecordingBody, RecordingService } from './service.ts';
+import { sendFileRange } from '../../../adapters/http/send-file.ts';
 
 const tags = ['Calls'];
 

@@ -1,6 +1,6 @@
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/database.ts';
-import { callExports } from '../../db/schema/index.ts';
+import type { Executor } from '../../../db/database.ts';
+import { callExports } from '../../../db/schema/index.ts';
 
 export type CallExportRow = typeof callExports.$inferSelect;
 export type NewCallExportRow = Omit<typeof callExports.$inferInsert, 'clientId'>;

@@ -88,9 +88,8 @@ describe('the console: talk to an agent in the browser', { skip: skipWithoutBrow
     // The page's timeline (what bench/console.ts measures with): the capture's start, then the agent's
     // audio starting to play for the greeting and again for the answer, later on the audio clock.
     await waitForExpression(page, `performance.getEntriesByName('agent-audio-played').length >= 2`, 10_000);
-    const marks = await page.evaluate(() => ['caller-audio-captured', 'agent-audio-played'].map((name) =>
-      performance.getEntriesByName(name).map((mark) => (mark as PerformanceMark).detail.contextTime as number)));
-    const [captured, played] = marks as [number[], number[]];
+    const [captured, played] = await page.evaluate(`['caller-audio-captured', 'agent-audio-played'].map((name) =>
+      performance.getEntriesByName(name).map((mark) => mark.detail.contextTime))`) as [number[], number[]];
     assert.equal(captured.length, 1);
     assert.ok(played.length >= 2, `the greeting's and the answer's playback (${played.length})`);
     assert.ok(played.at(-1)! > captured[0]!, 'the answer plays after the capture started');

@@ -3,7 +3,8 @@
  * run: the server (with its built-in voice runtime) on an embedded database in a temporary directory,
  * an organization whose admin signs in by link, the provider stand-ins (runtime/test/standins) as its
  * LLM, STT and TTS, and a preview call made in Chromium with its fake microphone saying a question
- * (a WAV of eSpeak NG speech: 4 s of silence for the greeting, the question, then silence).
+ * (a WAV of eSpeak NG speech: 7 s of silence for the greeting, however slowly the call starts, the
+ * question, then silence).
  *
  *   npm run build -w console
  *   node_modules/.bin/node --import ./src/module-hooks.ts scripts/screenshots.ts
@@ -59,7 +60,7 @@ stt.phrases.say(QUESTION);
 const rate = 16000;
 const silence = (seconds: number) => Buffer.alloc(rate * 2 * seconds);
 const wav = path.join(tmp, 'caller.wav');
-fs.writeFileSync(wav, encodeWav({ sampleRate: rate, channels: 1, samples: pcm16ToSamples(Buffer.concat([silence(4), await speechPcm(QUESTION, rate), silence(60)])) }));
+fs.writeFileSync(wav, encodeWav({ sampleRate: rate, channels: 1, samples: pcm16ToSamples(Buffer.concat([silence(7), await speechPcm(QUESTION, rate), silence(60)])) }));
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',

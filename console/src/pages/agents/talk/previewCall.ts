@@ -6,13 +6,7 @@
  * the performance timeline gets a mark when the caller's audio starts and each time the agent's starts playing.
  */
 
-export interface TurnLatency { stt_ms: number; llm_first_token_ms: number; tts_first_byte_ms: number; total_ms: number }
-
-export type PreviewEvent =
-  | { type: 'transcript'; role: 'agent' | 'user'; text: string; final: boolean }
-  | { type: 'agent_speaking'; speaking: boolean }
-  | { type: 'turn'; latency: TurnLatency }
-  | { type: 'ended'; end_reason: string };
+import type { PreviewEvent } from './events.ts';
 
 export interface PreviewCallHandlers {
   event(event: PreviewEvent): void;

@@ -10,7 +10,8 @@
  *   node_modules/.bin/node --import ./src/module-hooks.ts scripts/screenshots.ts
  *
  * Writes, at 1280×800: agent-talk.png (the agent studio after a talk, the transcript and the answer's
- * latency in the panel), call.png (that call's page) and onboarding.png (Get started, four of six done).
+ * latency in the panel), call.png (that call's page, its recording played from the answer) and
+ * onboarding.png (Get started, four of six done).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,7 +83,7 @@ try {
   const agent = await post('/api/agents', {
     agent_name: 'Front desk', system_prompt: 'You answer the phone for Acme Dental: opening hours and bookings. Be brief and friendly.',
     first_message: 'Hello, this is Acme Dental. How can I help?', stt_provider: 'deepgram', tts_provider: 'elevenlabs',
-    voice_id: 'voice-standin', llm_provider: 'openai', llm_model: 'gpt-test',
+    voice_id: 'voice-standin', llm_provider: 'openai', llm_model: 'gpt-test', recording_enabled: true,
   });
 
   const page = await (await browser.newContext({ viewport: VIEWPORT })).newPage();
@@ -106,10 +107,20 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 
-  // The call's page: its transcript with each answer's latency, costs, metadata.
+  // The call's page: the recording played from the answer (its turn highlighted), the transcript
+  // with the answer's latency, details and costs. The recording is uploaded after the call ends.
+  for (let i = 0; i < 100; i++) {
+    if ((await app.inject({ url: `/api/calls/${callSid}/recording/download`, headers })).statusCode === 200) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   await page.goto(`${base}/calls/${callSid}`);
   await page.getByText(ANSWER).waitFor();
   await page.getByText('Completed').first().waitFor();
+  await page.waitForFunction('document.querySelector("audio")?.readyState >= 1');
+  await page.getByRole('button', { name: /^Play from/ }).nth(2).click();
+  await page.locator('[data-turn="2"][data-active]').waitFor();
+  await page.waitForTimeout(700);
+  await page.evaluate('document.querySelector("audio").pause()');
   await shoot(page, 'call');
 
   // Get started: credits, providers, an agent and a talk done; a phone number and a first call to go.

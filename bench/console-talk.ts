@@ -17,8 +17,10 @@
  *  - the bench wraps the page's WebSocket.send to measure each 10 ms of the PCM sent (RMS), finds each
  *    question's onset in it (the first 10 ms louder than the stand-ins' SPEECH_RMS after silence), and
  *    places the speech's end at onset + the question's length in the WAV (first to last 10 ms louder
- *    than SPEECH_RMS, computed from the synthesized PCM). The end found in the sent audio itself is
- *    recorded beside it.
+ *    than SPEECH_RMS, computed from the synthesized PCM), or at the end found in the sent audio itself
+ *    (its last loud 10 ms) when that is earlier: the earlier end makes the longer delay, so the
+ *    browser's gain control or noise suppression softening an onset cannot flatter the result. Their
+ *    difference is recorded per turn; the resolution is 10 ms.
  *  - raw = the first `agent-audio-played` after that end − the end, in audio-clock ms. This is the
  *    graph processing the last speech sample to the graph rendering the first agent sample: the
  *    capture device's latency before the graph and the output device's after it (outputLatency,
@@ -151,6 +153,7 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
   });
   const credentials = JSON.stringify({ apiKey: options.apiKey, orgId: options.orgId });
   const samples: TalkSample[] = [];
+  const captureGaps: number[] = [];
   const problems: string[] = [];
   let audio: { sampleRate: number; baseLatency: number; outputLatency: number } | null = null;
   try {
@@ -189,8 +192,12 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
       const marks = (name) => performance.getEntriesByName(name).map((m) => ({ at: m.startTime, context: m.detail.contextTime }));
       const context = window.__talkContext;
       return { sent: window.__talkSent, captured: marks('caller-audio-captured'), played: marks('agent-audio-played'),
-        audio: { sampleRate: context.sampleRate, baseLatency: context.baseLatency, outputLatency: context.outputLatency } };
-    })()`) as { sent: number[]; captured: Mark[]; played: Mark[]; audio: { sampleRate: number; baseLatency: number; outputLatency: number } };
+        audio: { sampleRate: context.sampleRate, baseLatency: context.baseLatency, outputLatency: context.outputLatency }, now: context.currentTime };
+    })()`) as { sent: number[]; captured: Mark[]; played: Mark[]; audio: { sampleRate: number; baseLatency: number; outputLatency: number }; now: number };
+    // The alignment's premise, checked: the samples sent cover the audio clock since the capture's first
+    // sample, none skipped (what is left is the frame being filled and frames in flight, under 40 ms).
+    const captureGapMs = round1((seen.now - seen.captured[0]!.context) * 1000 - seen.sent.length * 10);
+    captureGaps.push(captureGapMs);
     audio ??= seen.audio;
     const endpointingMs = Number(stt.sessions.at(-1)!.query.get('endpointing'));
     await panel.getByRole('button', { name: 'End' }).click();
@@ -209,8 +216,11 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
     if (heard.length !== turns) throw new Error(`the page sent ${heard.length} utterances, not ${turns}`);
     const captured = seen.captured[0]!;
     return heard.map((utterance, turn) => {
-      const lengthSamples = spans[turn]!.end - spans[turn]!.start;
-      const endSample = utterance.onsetStep * STEP + lengthSamples;
+      // Two estimates of the end in the sent stream; the earlier one counts (the answer's delay is not understated
+      // when the browser's processing (gain control, noise suppression) softened the onset).
+      const byOnset = utterance.onsetStep * STEP + (spans[turn]!.end - spans[turn]!.start);
+      const detected = utterance.endStep * STEP;
+      const endSample = Math.min(byOnset, detected);
       const speechEnd = captured.context + endSample / RATE;
       const played = seen.played.find((mark) => mark.context > speechEnd);
       if (!played) throw new Error(`turn ${turn + 1}: no agent audio played after the speech`);
@@ -225,8 +235,8 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
         subtracted_ms: subtracted,
         overhead_ms: round1(raw - subtracted),
         minus_520_ms: round1(raw - 520),
-        // The end found in the sent audio (last loud 10 ms) minus the one used (onset + the WAV's length).
-        speech_end_by_detection_offset_ms: (utterance.endStep * STEP - endSample) / (RATE / 1000),
+        // The end found in the sent audio (last loud 10 ms) minus onset + the WAV's length.
+        speech_end_by_detection_offset_ms: (detected - byOnset) / (RATE / 1000),
         runtime,
         // What lies outside the runtime's own window (from its decision to the frame handed to the socket):
         // the audio reaching the stand-in, the final's trip back, the frame's trip to the page, the jitter buffer.
@@ -243,6 +253,8 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
     question_speech_ms: spans.map((span) => (span.end - span.start) / (RATE / 1000)),
     runs: options.runs, turns_per_run: turns, samples_measured: samples.length,
     page_audio: audio,
+    // Per run: the audio clock's time since the capture's first sample minus the audio the page sent (ms).
+    capture_clock_minus_sent_ms: captureGaps,
     overhead_ms: { p50: percentile(overheads, 50), p95: percentile(overheads, 95), min: Math.min(...overheads), max: Math.max(...overheads), target_p95_ms: 60 },
     raw_ms: { p50: percentile(samples.map((s) => s.raw_ms), 50), p95: percentile(samples.map((s) => s.raw_ms), 95) },
     minus_520_ms: { p50: percentile(samples.map((s) => s.minus_520_ms), 50), p95: percentile(samples.map((s) => s.minus_520_ms), 95) },

@@ -10,8 +10,9 @@
  *   node_modules/.bin/node --import ./src/module-hooks.ts scripts/screenshots.ts
  *
  * Writes, at 1280×800: agent-talk.png (the agent studio after a talk, the transcript and the answer's
- * latency in the panel), call.png (that call's page, its recording played from the answer) and
- * onboarding.png (Get started, four of six done).
+ * latency in the panel), call.png (that call's page, its recording played from the answer),
+ * onboarding.png (Get started, four of six done), then, with a month of demo calls (src/demo/seed.ts),
+ * calls.png, calls-dark.png and analytics.png, and sign-in.png.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,6 +22,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, runMigrations } from '../src/db/database.ts';
 import { startWorkers } from '../src/jobs/workers.ts';
+import { seedDemo } from '../src/demo/seed.ts';
 import { CreditLedger } from '../src/modules/billing/ledger.ts';
 import { buildServices } from '../src/services.ts';
 import { encodeWav, pcm16ToSamples } from '../runtime/src/index.ts';
@@ -70,7 +72,7 @@ const browser = await chromium.launch({
 
 try {
   const org = await services.organizations.provision({ name: 'Acme Dental', email: EMAIL });
-  await database.db.transaction((tx) => new CreditLedger(tx).credit(org.organization_id, 'adjustment', 'screenshots', 500, 'screenshots'));
+  await database.db.transaction((tx) => new CreditLedger(tx).credit(org.organization_id, 'adjustment', 'screenshots', 5000, 'screenshots'));
   const headers = { 'x-api-key': org.api_key.key, 'x-organization-id': org.organization_id };
   const post = async (url: string, payload: object) => {
     const res = await app.inject({ method: 'POST', url, headers, payload });
@@ -127,6 +129,30 @@ try {
   await page.goto(`${base}/`);
   await page.locator('[data-testid="step-talk"][data-state="done"]').waitFor({ timeout: 15_000 });
   await shoot(page, 'onboarding');
+
+  // A month of calls as `npm run cli -- demo:seed` makes them (through the SDK: agents, a number, calls
+  // with transcripts, costs and recordings), for the calls list, in both themes, and analytics.
+  await seedDemo({ url: base, apiKey: org.api_key.key, orgId: org.organization_id, calls: 60 });
+  await page.goto(`${base}/calls`);
+  await page.locator('[data-testid="calls-table"] tbody tr').nth(10).waitFor();
+  await shoot(page, 'calls');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.reload();
+  await page.locator('[data-testid="calls-table"] tbody tr').nth(10).waitFor();
+  await shoot(page, 'calls-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  const today = new Date();
+  const day = (date: Date) => date.toISOString().slice(0, 10);
+  await page.goto(`${base}/analytics?tz=UTC&start=${day(new Date(today.getTime() - 29 * 86_400_000))}&end=${day(today)}`);
+  await page.getByTestId('analytics-table').waitFor();
+  await page.waitForTimeout(500); // the charts' entry animation
+  await shoot(page, 'analytics');
+
+  // Signed out: the sign-in page.
+  const visitor = await (await browser.newContext({ viewport: VIEWPORT })).newPage();
+  await visitor.goto(`${base}/calls`);
+  await visitor.getByRole('heading', { name: 'Sign in to Switchboard' }).waitFor();
+  await shoot(visitor, 'sign-in');
 } finally {
   await browser.close();
   await Promise.all([llm.close(), stt.close(), tts.close()]);

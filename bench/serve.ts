@@ -34,7 +34,8 @@ try {
       }
     });
     const app = await buildApp(services);
-    url = await app.listen({ port: 0, host: '127.0.0.1' });
+    // BENCH_PORT: a port chosen beforehand, when PUBLIC_BASE_URL must name it (the browser preview's WebSocket).
+    url = await app.listen({ port: Number(process.env.BENCH_PORT ?? 0), host: '127.0.0.1' });
     close = async () => { await app.close(); await services.close(); await database.close(); };
   }
   process.send!({ url });

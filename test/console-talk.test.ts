@@ -85,6 +85,14 @@ describe('the console: talk to an agent in the browser', { skip: skipWithoutBrow
     assert.equal(session.query.get('encoding'), 'linear16');
     assert.equal(session.query.get('sample_rate'), '16000');
     assert.ok(session.messageBytes.every((bytes) => bytes % 640 === 0), 'whole 20 ms frames of 16 kHz PCM');
+    // The page's timeline (what bench/console.ts measures with): the capture's start, then the agent's
+    // audio starting to play for the greeting and again for the answer, later on the audio clock.
+    await waitForExpression(page, `performance.getEntriesByName('agent-audio-played').length >= 2`, 10_000);
+    const [captured, played] = await page.evaluate(`['caller-audio-captured', 'agent-audio-played'].map((name) =>
+      performance.getEntriesByName(name).map((mark) => mark.detail.contextTime))`) as [number[], number[]];
+    assert.equal(captured.length, 1);
+    assert.ok(played.length >= 2, `the greeting's and the answer's playback (${played.length})`);
+    assert.ok(played.at(-1)! > captured[0]!, 'the answer plays after the capture started');
     await assertAccessible(page, 'agent-talk');
     await screenshot(page, 'agent-talk');
 

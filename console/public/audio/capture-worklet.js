@@ -4,6 +4,9 @@
  * and posts 20 ms frames of 16-bit little-endian mono PCM (640 bytes) to the page, which sends them
  * as they come. The low-pass (two one-pole stages at about 7 kHz) keeps the speech band and cuts most
  * of what would alias above the new Nyquist frequency (8 kHz).
+ * Before its first frame it posts `{startedAt}`, the context time (s) of its first sample: sample n of
+ * what it sends was heard by the graph at startedAt + n / 16000, which lets the page (and
+ * bench/console.ts) place the caller's words on its own clock.
  */
 const OUT_RATE = 16000;
 const FRAME_SAMPLES = 320; // 20 ms at 16 kHz
@@ -20,11 +23,16 @@ class PcmCapture extends AudioWorkletProcessor {
     this.stage2 = 0;
     this.frame = new Int16Array(FRAME_SAMPLES);
     this.filled = 0;
+    this.started = false;
   }
 
   process(inputs) {
     const channel = inputs[0] && inputs[0][0];
     if (!channel) return true;
+    if (!this.started) {
+      this.started = true;
+      this.port.postMessage({ startedAt: currentTime });
+    }
     const filtered = new Float32Array(channel.length);
     for (let i = 0; i < channel.length; i++) {
       this.stage1 += this.alpha * (channel[i] - this.stage1);

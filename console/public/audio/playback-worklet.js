@@ -3,7 +3,8 @@
  * agent's audio already at the context's rate (Float32); playback starts once `primeSamples` (about
  * 80 ms) are queued, so frames arriving a little late do not click; an empty buffer plays silence and
  * primes again. `{flush: true}` drops what is queued (the agent was interrupted). Every 100 ms it
- * reports how much it has played and holds, for the page's indicators.
+ * reports how much it has played and holds, for the page's indicators; each time playback starts
+ * (after priming) it posts `{startedAt}`, the context time (s) of the first sample it plays.
  */
 class JitterBufferPlayer extends AudioWorkletProcessor {
   constructor(options) {
@@ -30,7 +31,10 @@ class JitterBufferPlayer extends AudioWorkletProcessor {
 
   process(_inputs, outputs) {
     const output = outputs[0][0];
-    if (!this.playing && this.queued >= this.primeSamples) this.playing = true;
+    if (!this.playing && this.queued >= this.primeSamples) {
+      this.playing = true;
+      this.port.postMessage({ startedAt: currentTime }); // this block's first sample is the first one played
+    }
     let written = 0;
     while (this.playing && written < output.length && this.chunks.length > 0) {
       const chunk = this.chunks[0];

@@ -5,7 +5,8 @@ import { Link } from 'react-router';
 import { api, unwrap } from '../../../api/client.ts';
 import { useCredentials } from '../../../auth/useCredentials.ts';
 import { ErrorAlert } from '../../../components/ErrorAlert.tsx';
-import { PreviewCall, type PreviewEvent, type TurnLatency } from './previewCall.ts';
+import type { PreviewEvent, TurnLatency } from './events.ts';
+import { PreviewCall } from './previewCall.ts';
 import { initialTalk, talkReducer, type TalkLine } from './talkState.ts';
 
 const ms = (value: number) => `${Math.round(value)} ms`;

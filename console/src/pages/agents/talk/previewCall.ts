@@ -2,16 +2,11 @@
  * The browser's leg of a preview call (extensions.md §11), without React: the microphone through an
  * AudioWorklet that resamples to 16 kHz PCM (public/audio/capture-worklet.js), the runtime's WebSocket,
  * and the agent's audio (16 kHz PCM, 20 ms frames) upsampled to the context's rate and played through a
- * small jitter buffer (public/audio/playback-worklet.js). The page sees JSON events and a few counters.
+ * small jitter buffer (public/audio/playback-worklet.js). The page sees JSON events and a few counters;
+ * the performance timeline gets a mark when the caller's audio starts and each time the agent's starts playing.
  */
 
-export interface TurnLatency { stt_ms: number; llm_first_token_ms: number; tts_first_byte_ms: number; total_ms: number }
-
-export type PreviewEvent =
-  | { type: 'transcript'; role: 'agent' | 'user'; text: string; final: boolean }
-  | { type: 'agent_speaking'; speaking: boolean }
-  | { type: 'turn'; latency: TurnLatency }
-  | { type: 'ended'; end_reason: string };
+import type { PreviewEvent } from './events.ts';
 
 export interface PreviewCallHandlers {
   event(event: PreviewEvent): void;
@@ -55,7 +50,8 @@ export class PreviewCall {
     await Promise.all([context.audioWorklet.addModule('/audio/capture-worklet.js'), context.audioWorklet.addModule('/audio/playback-worklet.js')]);
     if (this.#stopped) return;
     const player = new AudioWorkletNode(context, 'jitter-buffer-player', { numberOfInputs: 0, outputChannelCount: [1], processorOptions: { primeMs: 80 } });
-    player.port.onmessage = (event: MessageEvent<{ playedMs: number; queuedMs: number }>) => {
+    player.port.onmessage = (event: MessageEvent<{ playedMs: number; queuedMs: number } | { startedAt: number }>) => {
+      if ('startedAt' in event.data) return this.#mark('agent-audio-played', event.data.startedAt);
       this.#queuedMs = event.data.queuedMs;
       this.#handlers.playback?.({ ...event.data, receivedFrames: this.#receivedFrames });
     };
@@ -89,7 +85,8 @@ export class PreviewCall {
 
     const source = context.createMediaStreamSource(this.#microphone);
     const capture = new AudioWorkletNode(context, 'pcm-capture', { numberOfOutputs: 0, channelCount: 1, channelCountMode: 'explicit' });
-    capture.port.onmessage = (event: MessageEvent<ArrayBuffer>) => {
+    capture.port.onmessage = (event: MessageEvent<ArrayBuffer | { startedAt: number }>) => {
+      if (!(event.data instanceof ArrayBuffer)) return this.#mark('caller-audio-captured', event.data.startedAt);
       if (socket.readyState === WebSocket.OPEN) socket.send(event.data);
     };
     source.connect(capture);
@@ -113,6 +110,23 @@ export class PreviewCall {
     for (const track of this.#microphone?.getTracks() ?? []) track.stop();
     this.#microphone = null;
     if (this.#context && this.#context.state !== 'closed') void this.#context.close();
+  }
+
+  /**
+   * A moment of the audio graph (context time, s) as a performance mark on the page's timeline, the
+   * context time kept in its detail: `caller-audio-captured` (the capture worklet's first sample; the
+   * n-th sample sent was captured n / 16000 s later) and `agent-audio-played` (each time the jitter
+   * buffer starts playing the agent's audio). bench/console.ts measures the answer's delay with them.
+   */
+  #mark(name: string, contextTime: number) {
+    const context = this.#context;
+    if (!context || context.state === 'closed') return;
+    // The output timestamp pairs a context time with the page time it is played at; it is zero until the output runs.
+    const stamp = context.getOutputTimestamp();
+    const startTime = stamp.performanceTime && stamp.contextTime !== undefined
+      ? stamp.performanceTime + (contextTime - stamp.contextTime) * 1000
+      : performance.now() - (context.currentTime - contextTime) * 1000;
+    performance.mark(name, { startTime: Math.max(0, startTime), detail: { contextTime } });
   }
 
   /** A 20 ms frame of 16 kHz PCM, linearly upsampled to the context's rate, into the jitter buffer. */

@@ -1,4 +1,4 @@
-import type { PreviewEvent, TurnLatency } from './previewCall.ts';
+import type { PreviewEvent, TurnLatency } from './events.ts';
 
 /** A line of the live transcript; the caller's interim words are replaced until the final text. */
 export interface TalkLine { id: number; role: 'agent' | 'user'; text: string; final: boolean; latency?: TurnLatency }
@@ -25,11 +25,16 @@ function onEvent(state: TalkState, event: PreviewEvent): TalkState {
   switch (event.type) {
     case 'transcript': {
       const last = state.lines.at(-1);
+      const line = { id: state.nextId, role: event.role, text: event.text, final: event.final };
+      const interimUser = last && last.role === 'user' && !last.final;
       // Interim user text grows in place; its final text replaces it.
-      if (last && last.role === event.role && !last.final) {
+      if (interimUser && event.role === 'user') {
         return { ...state, lines: [...state.lines.slice(0, -1), { ...last, text: event.text, final: event.final }] };
       }
-      return { ...state, lines: [...state.lines, { id: state.nextId, role: event.role, text: event.text, final: event.final }], nextId: state.nextId + 1 };
+      // The agent's line comes when its utterance ends: cut short by the caller (barge-in), it ends after
+      // the caller began, and goes before the caller's words still being recognised.
+      if (interimUser) return { ...state, lines: [...state.lines.slice(0, -1), line, last], nextId: state.nextId + 1 };
+      return { ...state, lines: [...state.lines, line], nextId: state.nextId + 1 };
     }
     case 'turn': {
       // The runtime sends an answer's latency right after the answer's final text.

@@ -63,10 +63,15 @@ describe('the console: agent versions and post-call analysis', { skip: skipWitho
 
     await page.goto(`${base}/agents/${agentId}`);
     await page.getByRole('textbox', { name: 'System prompt' }).fill('Second prompt.');
+    const refetched = page.waitForResponse((r) => r.request().method() === 'GET' && new URL(r.url()).pathname === `/api/agents/${agentId}`);
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await waitFor('version 2', async () => ((await agentOf(agentId)).version === 2 ? true : undefined));
-    await page.reload(); // the form starts again from the saved agent (it remounts when the saved agent arrives)
+    // Typed while the save is on its way: kept when the saved agent arrives.
     await page.getByRole('textbox', { name: 'First message' }).fill('Hello there!');
+    await waitFor('version 2', async () => ((await agentOf(agentId)).version === 2 ? true : undefined));
+    await refetched; // the page has the saved agent
+    await new Promise((r) => setTimeout(r, 200)); // and has rendered it
+    assert.equal(await page.getByRole('textbox', { name: 'First message' }).inputValue(), 'Hello there!');
+    assert.equal(await page.getByRole('textbox', { name: 'System prompt' }).inputValue(), 'Second prompt.');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await waitFor('version 3', async () => ((await agentOf(agentId)).version === 3 ? true : undefined));
 

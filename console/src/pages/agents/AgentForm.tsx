@@ -30,7 +30,15 @@ export function AgentForm({ agent, readOnly, onSaved }: { agent?: Schemas['Agent
   const [values, setValues] = useState<Body>(initial);
   const [baseline, setBaseline] = useState<Body>(initial);
   const [savedId, setSavedId] = useState<string | null>(null);
-  useUnsavedChangesGuard(!readOnly && JSON.stringify(values) !== JSON.stringify(baseline));
+  const dirty = JSON.stringify(values) !== JSON.stringify(baseline);
+  useUnsavedChangesGuard(!readOnly && dirty);
+  // The agent as the API has it now (after a save, or a restore on the Versions tab): an untouched form
+  // shows it; one being edited keeps what was typed since, and measures its changes against it.
+  useEffect(() => {
+    const current = initial();
+    setBaseline(current);
+    if (!dirty) setValues(current);
+  }, [agent?.updated_at]); // eslint-disable-line react-hooks/exhaustive-deps
   const set = <K extends keyof Body>(key: K) => (value: Body[K]) => setValues((v) => ({ ...v, [key]: value }));
   const error = (key: string) => fieldError(save.error, key);
   const text = (key: 'agent_name' | 'language') => ({ value: values[key] ?? '', onChange: (e: React.ChangeEvent<HTMLInputElement>) => set(key)(e.currentTarget.value), error: error(key) });

@@ -39,7 +39,7 @@ export function AgentPage() {
   };
   const manage = atLeast(role, 'agent_manager');
   const tab = TABS.find((t) => t === params.get('tab')) ?? 'settings';
-  const form = creating || agent.data ? <AgentForm key={agent.data?.updated_at ?? 'new'} agent={agent.data} readOnly={!manage} onSaved={saved} /> : null;
+  const form = creating || agent.data ? <AgentForm key={agent.data?.agent_id ?? 'new'} agent={agent.data} readOnly={!manage} onSaved={saved} /> : null;
   return (
     <Stack maw={tab === 'settings' ? 900 : 1200}>
       <Anchor component={Link} to="/agents" size="sm">← All agents</Anchor>

@@ -10,8 +10,8 @@ import { asRole, createAgent, createOrg } from './helpers/fixtures.ts';
 import { createCall, uploadRecording } from './helpers/calls.ts';
 
 /**
- * Compression (issue 31): brotli or gzip, as the client asks, for the console's assets and the
- * API's JSON; never on a Range request (its bytes are the ones Content-Range names) nor on audio;
+ * Compression (issue 31): brotli or gzip, as the client asks, for the console's assets (compressed
+ * once at build time) and the API's JSON; never on a Range request (its bytes are the ones Content-Range names) nor on audio;
  * /metrics still scraped. Each body decompressed and compared with the original.
  */
 const DIST = path.resolve(import.meta.dirname, '../console/dist');
@@ -38,6 +38,9 @@ describe('compressed answers', () => {
       assert.match(String(js.headers.vary), /accept-encoding/i);
       assert.ok(js.rawPayload.length < asset.bytes.length / 2, `${js.rawPayload.length} of ${asset.bytes.length} bytes`);
       assert.ok(decode(encoding, js.rawPayload).equals(asset.bytes));
+      // Sent as built (brotli 11, gzip 9: console/scripts/precompress.mjs), not compressed again per request.
+      assert.ok(js.rawPayload.equals(fs.readFileSync(path.join(DIST, `${asset.url}.${encoding === 'br' ? 'br' : 'gz'}`))), 'the precompressed copy');
+      assert.equal((await app.inject({ url: `${asset.url}.${encoding === 'br' ? 'br' : 'gz'}` })).statusCode, 404, 'the copies are not files of their own');
 
       const org = await createOrg();
       for (let i = 0; i < 4; i++) await createAgent(org, { agent_name: `Agent ${i}`, system_prompt: 'Be brief and kind. '.repeat(20) });

@@ -124,8 +124,11 @@ describe('the web console in a browser', { skip: skipWithoutBrowser }, () => {
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.getByLabel('Search transcripts').fill('refunds');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.waitForURL(/q=refunds/); // not the previous filter's single row
+    await page.waitForURL(/q=refunds/);
+    // The previous filter also showed one call: wait for the search's row, not for the count.
+    await rows.filter({ hasText: 'refund for my last order' }).first().waitFor();
     await page.getByText('1 calls, all shown.').waitFor();
+    assert.equal(await rows.count(), 1);
     assert.match(await rows.first().innerText(), /refund for my last order/, 'the matching turn as a snippet');
 
     await page.getByRole('button', { name: 'Clear' }).click();

@@ -24,6 +24,10 @@ export function consoleRoutes(dist = CONSOLE_DIST) {
       route.config = { ...route.config, auth: 'public' };
       route.schema = { ...route.schema, hide: true };
     });
+    // A Range request names bytes of the file itself, never of one of its compressed copies.
+    app.addHook('onRequest', async (req) => {
+      if (req.headers.range) req.headers['accept-encoding'] = 'identity';
+    });
     const built = fs.existsSync(path.join(dist, 'index.html'));
     if (built) {
       await app.register(fastifyStatic, {
@@ -31,7 +35,9 @@ export function consoleRoutes(dist = CONSOLE_DIST) {
         prefix: '/',
         wildcard: false,
         index: false,
-        globIgnore: ['index.html'],
+        // The built copies (console/scripts/precompress.mjs) are sent in place of their file, not served by their own names.
+        globIgnore: ['index.html', '**/*.br', '**/*.gz'],
+        preCompressed: true,
         cacheControl: false,
         setHeaders: (reply, file) => reply.header('cache-control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache'),
       });

@@ -4,7 +4,6 @@ import type { RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { ErrorCodes, Errors, isAppError } from '../../core/errors.ts';
 import { newCallSid } from '../../core/ids.ts';
-import { roundCredits } from '../../core/credits.ts';
 import { parseInstant } from '../../core/time-zones.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { AnalyticsService } from '../analytics/service.ts';
@@ -20,11 +19,11 @@ import type { CallStatus } from '../../core/call-enums.ts';
 import { METADATA_MAX_BYTES, type Call, type CallSummary, type CreateCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
 import { isFinal, statusStage, toCall } from './views.ts';
 import type { CallEndListener, CampaignCall, EndedTranscriptListener, FinalReportListener } from './ports.ts';
-import { costChanges, lateReportChanges, usageOf } from './late-report.ts';
+import { costChanges, lateReportChanges } from './late-report.ts';
+import { CallEnding } from './ending.ts';
 
 // The call's schemas, for the modules that answer a call (the voice runtime's call configuration).
 export { Call as CallSchema, CallVariables } from './schemas.ts';
-// The values of a call's status and type, for the analytics' filters.
 // The call as the API shows it, and the status rules, for the modules that meet calls through this service.
 export { isFinal, statusStage, toCall } from './views.ts';
 
@@ -76,13 +75,13 @@ export class CallService {
   readonly #db: Db;
   readonly #deps: CallDeps;
   readonly #calls: CallRepository;
-  readonly #endListeners: CallEndListener[] = [];
+  readonly #ending: CallEnding;
   readonly #finalReportListeners: FinalReportListener[] = [];
-  readonly #transcriptListeners: EndedTranscriptListener[] = [];
   constructor(deps: CallDeps) {
     this.#deps = deps;
     this.#db = deps.database.db;
     this.#calls = new CallRepository(this.#db);
+    this.#ending = new CallEnding(deps);
   }
 
   async create(ctx: RequestContext, input: Static<typeof CreateCallBody>): Promise<CallView> {
@@ -128,12 +127,12 @@ export class CallService {
 
   /** Registers a listener of ended calls with their transcript (the composition root binds post-call analysis). */
   onEndedTranscript(listener: EndedTranscriptListener): void {
-    this.#transcriptListeners.push(listener);
+    this.#ending.onTranscript(listener);
   }
 
   /** Registers a listener of final statuses (the composition root binds campaigns here). */
   onCallEnded(listener: CallEndListener): void {
-    this.#endListeners.push(listener);
+    this.#ending.onEnded(listener);
   }
 
   /** Creates a campaign's call in the caller's transaction; the agent is read (and its name copied) there too. */
@@ -219,15 +218,11 @@ export class CallService {
       return { call: moved, ended: false };
     }
 
-    const cost = changes.totalCost ?? current.totalCost ?? 0;
-    changes.billingStatus = cost > 0 ? ((await this.#deps.billing.debitForCall(tx, orgId, callSid, cost)) ? 'billed' : 'insufficient_credits') : 'waived';
+    // Once per call: the locked row refuses every later report of a final call (409 call_finalized), but the one late report.
+    changes.billingStatus = await this.#ending.charge(tx, orgId, callSid, changes.totalCost ?? current.totalCost ?? 0);
     if (via === 'api') changes.finalReportAt = new Date();
     const updated = await calls.update(orgId, callSid, changes);
-    await this.#deps.analytics.recordEndedCall(tx, orgId, usageOf(updated));
-    // Once per call: the locked row refuses every later report of a final call (409 call_finalized), but the one late report.
-    await this.#deps.outbox.emit(tx, orgId, 'call.ended', toCall(updated), { agentId: updated.agentId });
-    for (const listener of this.#endListeners) await listener.callEnded(tx, orgId, updated);
-    for (const listener of this.#transcriptListeners) await listener.callEnded(tx, orgId, updated);
+    await this.#ending.ended(tx, orgId, updated);
     return { call: updated, ended: true };
   }
 
@@ -239,15 +234,9 @@ export class CallService {
    */
   async #lateReport(tx: Executor, orgId: string, current: CallRow, report: UpdateInput): Promise<CallRow> {
     const changes = lateReportChanges(current, report);
-    // Post-call analyses were charged on their own ledger rows: the call's billing covers the rest.
-    const analyses = current.costBreakdown?.analysis ?? 0;
-    const cost = roundCredits((changes.totalCost ?? current.totalCost ?? 0) - analyses);
-    const charged = current.billingStatus === 'billed' ? roundCredits((current.totalCost ?? 0) - analyses) : 0;
-    changes.billingStatus = await this.#deps.billing.rebillCall(tx, orgId, current.callSid, charged, cost);
+    changes.billingStatus = await this.#ending.rebill(tx, orgId, current, changes.totalCost ?? current.totalCost ?? 0);
     const updated = await new CallRepository(tx).update(orgId, current.callSid, changes);
-    await this.#deps.analytics.replaceEndedCall(tx, orgId, usageOf(current), usageOf(updated));
-    await this.#deps.outbox.emit(tx, orgId, 'call.updated', toCall(updated), { agentId: updated.agentId });
-    if (report.transcript?.length) for (const listener of this.#transcriptListeners) await listener.callEnded(tx, orgId, updated);
+    await this.#ending.reportedLate(tx, orgId, current, updated, Boolean(report.transcript?.length));
     return updated;
   }
 

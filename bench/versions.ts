@@ -83,6 +83,7 @@ const rowsMade: Record<'with_versions' | 'without_versions', { patches: number; 
 const settled = await settle(60);
 try {
   await patchAgents(); // warm-up, versions on
+  await new Promise((resolve) => setTimeout(resolve, 1500));
   for (let round = 1; round <= ROUNDS; round++) {
     for (const side of round % 2 === 1 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
       await setVersions(side);

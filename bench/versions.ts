@@ -9,7 +9,8 @@
  * a message: the agent's update, its version number, audit entry and `agent.updated` stay), in the
  * same server process. One process, alternating 3-second slices, every other round in the opposite
  * order (layers.ts explains why); the cost is the median over the rounds of each slice against its
- * neighbour, in requests per second and in CPU per request of the server and its PostgreSQL backends.
+ * neighbour, in requests per second and in CPU per request of the server and its PostgreSQL backends;
+ * a third slice each round runs versions on again, and its difference from the first is the noise floor.
  * A separate bench rather than a slice of layers.ts: layers.json stays comparable with its earlier
  * runs, and this one runs in two minutes. Load averages are recorded. Results: bench/results/versions.json.
  */
@@ -72,22 +73,26 @@ const setVersions = (versions: 'on' | 'off') => new Promise<void>((resolve) => {
 const versionRows = async () => Number((await database.pool.query('SELECT count(*)::int AS n FROM agent_versions WHERE client_id = $1', [org.organization_id])).rows[0].n);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const samples: Record<'with_versions' | 'without_versions', number[]> = { with_versions: [], without_versions: [] };
-const cpuSamples: Record<'with_versions' | 'without_versions', number[]> = { with_versions: [], without_versions: [] };
-const latencyP99: Record<'with_versions' | 'without_versions', number[]> = { with_versions: [], without_versions: [] };
+// `with_versions_again`: a second slice with versions on, each round: the same code twice, so its
+// difference from `with_versions` is the measure's noise floor on this machine at that moment.
+type Side = 'with_versions' | 'without_versions' | 'with_versions_again';
+const samples: Record<Side, number[]> = { with_versions: [], without_versions: [], with_versions_again: [] };
+const cpuSamples: Record<Side, number[]> = { with_versions: [], without_versions: [], with_versions_again: [] };
+const latencyP99: Record<Side, number[]> = { with_versions: [], without_versions: [], with_versions_again: [] };
 const failures: string[] = [];
 // Each side checked by what it left: a version row per PATCH with versions on, none with them off.
-const rowsMade: Record<'with_versions' | 'without_versions', { patches: number; version_rows: number }> = {
-  with_versions: { patches: 0, version_rows: 0 }, without_versions: { patches: 0, version_rows: 0 },
+const rowsMade: Record<Side, { patches: number; version_rows: number }> = {
+  with_versions: { patches: 0, version_rows: 0 }, without_versions: { patches: 0, version_rows: 0 }, with_versions_again: { patches: 0, version_rows: 0 },
 };
 const settled = await settle(60);
 try {
   await patchAgents(); // warm-up, versions on
   await new Promise((resolve) => setTimeout(resolve, 1500));
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const side of round % 2 === 1 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
+    const order = ['with_versions', 'without_versions', 'with_versions_again'] as const;
+    for (const key of round % 2 === 1 ? order : [...order].reverse()) {
+      const side = key === 'without_versions' ? 'off' : 'on';
       await setVersions(side);
-      const key = side === 'on' ? 'with_versions' : 'without_versions';
       const rowsBefore = await versionRows();
       const r = await measured(patchAgents);
       // autocannon stops counting at the slice's end: the PATCHes still in flight finish before the rows are counted and the switch moves.
@@ -98,7 +103,7 @@ try {
       cpuSamples[key].push(r.cpu_us);
       latencyP99[key].push(r.p99_ms);
       if (r.non_2xx || r.errors) failures.push(`round ${round} versions ${side}: ${r.non_2xx} non-2xx, ${r.errors} errors`);
-      console.log(`round ${round} versions ${side}: ${r.requests_per_second}/s, ${r.cpu_us} µs CPU per PATCH, p99 ${r.p99_ms} ms`);
+      console.log(`round ${round} ${key}: ${r.requests_per_second}/s, ${r.cpu_us} µs CPU per PATCH, p99 ${r.p99_ms} ms`);
     }
   }
 } finally {
@@ -106,30 +111,37 @@ try {
 }
 
 // Each cost is the median over rounds of one slice against its neighbour measured moments apart.
-const cost = Number((1 - median(samples.with_versions.map((v, i) => v / samples.without_versions[i]!))).toFixed(3));
-const cpuCost = Number((1 - median(cpuSamples.without_versions.map((v, i) => v / cpuSamples.with_versions[i]!))).toFixed(3));
+const costOf = (withIt: Side, without: Side) => Number((1 - median(samples[withIt].map((v, i) => v / samples[without][i]!))).toFixed(3));
+const cpuCostOf = (withIt: Side, without: Side) => Number((1 - median(cpuSamples[without].map((v, i) => v / cpuSamples[withIt][i]!))).toFixed(3));
+const cost = costOf('with_versions', 'without_versions');
+const cpuCost = cpuCostOf('with_versions', 'without_versions');
+const medians = (of: Record<Side, number[]>) => Object.fromEntries(Object.entries(of).map(([k, v]) => [k, median(v)]));
 const result = {
   ...info, database: 'PostgreSQL 15 on the same 2 cores as the server and the load generator', load_settled: settled, load_after: loadAverage(),
   data: { agents: AGENTS, system_prompt_chars: PROMPT.length, patch: 'system_prompt and temperature of a random agent', audit_log: 'on (both sides)' },
   rounds: ROUNDS, seconds_per_measure: SECONDS, connections: CONNECTIONS,
-  requests_per_second_median: { with_versions: median(samples.with_versions), without_versions: median(samples.without_versions) },
+  requests_per_second_median: medians(samples),
   requests_per_second_samples: samples,
-  cpu_us_per_request_median: { with_versions: median(cpuSamples.with_versions), without_versions: median(cpuSamples.without_versions) },
+  cpu_us_per_request_median: medians(cpuSamples),
   cpu_us_per_request_samples: cpuSamples,
-  p99_ms_median: { with_versions: median(latencyP99.with_versions), without_versions: median(latencyP99.without_versions) },
+  p99_ms_median: medians(latencyP99),
   /** 1 - (with / without) per round, the median: the share of PATCH throughput versioning takes. */
   cost_by_requests_per_second: cost,
   /** 1 - (CPU without / CPU with) per round, the median: the same where CPU is what limits it. */
   cost_by_cpu: cpuCost,
+  /** The same comparison between two slices of the same code (versions on twice): what the machine's swings alone make of it. */
+  noise_floor: { by_requests_per_second: costOf('with_versions_again', 'with_versions'), by_cpu: cpuCostOf('with_versions_again', 'with_versions') },
   rows_made: rowsMade,
   target: 'versioning costs under 10 % of PATCH /api/agents/{id} (cost < 0.10)',
   failures,
 };
 // A version row per PATCH counted, plus at most one per connection a slice for those in flight at its end (not counted by autocannon).
-const made = rowsMade.with_versions;
-if (made.version_rows < made.patches || made.version_rows > made.patches + CONNECTIONS * ROUNDS) failures.push(`versions on: ${made.patches} PATCHes counted made ${made.version_rows} version rows`);
+for (const side of ['with_versions', 'with_versions_again'] as const) {
+  const made = rowsMade[side];
+  if (made.version_rows < made.patches || made.version_rows > made.patches + CONNECTIONS * ROUNDS) failures.push(`${side}: ${made.patches} PATCHes counted made ${made.version_rows} version rows`);
+}
 if (rowsMade.without_versions.version_rows !== 0) failures.push(`versions off: ${rowsMade.without_versions.version_rows} version rows were written`);
-console.log(JSON.stringify({ requests_per_second_median: result.requests_per_second_median, cpu_us_per_request_median: result.cpu_us_per_request_median, cost, cpuCost, rowsMade, failures }));
+console.log(JSON.stringify({ requests_per_second_median: result.requests_per_second_median, cpu_us_per_request_median: result.cpu_us_per_request_median, cost, cpuCost, noise_floor: result.noise_floor, rowsMade, failures }));
 console.log(`written to ${writeResult('versions', result)}`);
 await database.pool.query('DELETE FROM organizations WHERE id = $1', [org.organization_id]);
 await database.close();

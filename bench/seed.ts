@@ -91,3 +91,48 @@ export async function seededCalls(options: { url?: string; dataDir?: string; per
     seed: { calls_per_org: options.perOrg, seconds: Number((recorded?.value ?? seconds).toFixed(1)), reused: seconds === 0 },
   };
 }
+
+/**
+ * The usage rollups (call_usage_rollups, extensions.md §5 and §13) of the ended calls of one
+ * organization, built in one statement the way `addCallToUsage` (src/modules/analytics/usage-rollups.ts)
+ * adds each call: every grain (UTC day, hour, quarter, minute) and dimension (none, phone_number,
+ * end_reason, campaign, agent_version, analysis_success, analysis_sentiment), the duration histogram,
+ * and the analysis's judged / succeeded counts on every row. The migration's backfill (0022) predates
+ * the last three dimensions and the analysis counts. Turn latencies are left out: the seeded
+ * transcripts carry none, so `latency_histogram` is '{}' as the product writes it. bench/analysis-usage.ts
+ * checks the result row by row against the product's own function replayed over the same calls.
+ */
+export const USAGE_ROLLUPS_BACKFILL = `INSERT INTO call_usage_rollups (client_id, grain, dimension, bucket, agent_id, call_type, status, value, calls, duration_seconds,
+    cost, cost_stt, cost_llm, cost_tts, cost_telephony, cost_platform, histogram, analysis_judged, analysis_succeeded)
+  SELECT client_id, grain, dimension, bucket, agent_id, call_type, status, value, sum(n)::int, sum(d)::float8,
+    sum(c), sum(stt), sum(llm), sum(tts), sum(tel), sum(plat),
+    (SELECT ('[' || min(bin) || ':' || max(bin) || ']={' || string_agg(coalesce((jsonb_object_agg(bin, n)) ->> b::text, 'NULL'), ',' ORDER BY b) || '}') FROM generate_series(min(bin), max(bin)) b)::int[],
+    sum(judged)::int, sum(succeeded)::int
+  FROM (
+    SELECT x.client_id, g.grain, dm.dimension, date_bin(g.step, x.at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS bucket, x.agent_id, x.call_type, x.status, dm.value, x.bin,
+      count(*) AS n, sum(x.dur) AS d, sum(x.cost) AS c, sum(x.stt) AS stt, sum(x.llm) AS llm, sum(x.tts) AS tts, sum(x.tel) AS tel, sum(x.plat) AS plat,
+      count(*) FILTER (WHERE x.success IS NOT NULL) AS judged, count(*) FILTER (WHERE x.success = 'true') AS succeeded
+    FROM (
+      SELECT client_id, agent_id, call_type, status, coalesce(start_time, created_at) AS at, coalesce(duration_seconds, 0) AS dur, coalesce(total_cost, 0) AS cost,
+        coalesce((cost_breakdown ->> 'stt')::numeric, 0) AS stt, coalesce((cost_breakdown ->> 'llm')::numeric, 0) AS llm, coalesce((cost_breakdown ->> 'tts')::numeric, 0) AS tts,
+        coalesce((cost_breakdown ->> 'telephony')::numeric, 0) AS tel, coalesce((cost_breakdown ->> 'platform')::numeric, 0) AS plat,
+        CASE WHEN coalesce(duration_seconds, 0) <= 0 THEN 0 WHEN duration_seconds < 0.1 THEN 1 ELSE least(180, 2 + floor(ln(duration_seconds / 0.1) / ln(1.08))::int) END AS bin,
+        CASE WHEN call_type = 'outbound' THEN from_number ELSE to_number END AS number, end_reason, campaign_id, agent_version,
+        analysis ->> 'success' AS success, analysis ->> 'sentiment' AS sentiment
+      FROM calls WHERE client_id = $1 AND status IN ('completed', 'failed', 'busy', 'no_answer', 'canceled')
+    ) x
+    CROSS JOIN (VALUES ('day', interval '1 day'), ('hour', interval '1 hour'), ('quarter', interval '15 minutes'), ('minute', interval '1 minute')) AS g(grain, step)
+    CROSS JOIN LATERAL (VALUES ('none', ''), ('phone_number', coalesce(x.number, '')), ('end_reason', coalesce(x.end_reason, '')), ('campaign', coalesce(x.campaign_id, '')),
+      ('agent_version', coalesce(x.agent_version::text, '')), ('analysis_success', coalesce(x.success, '')), ('analysis_sentiment', coalesce(x.sentiment, ''))) AS dm(dimension, value)
+    GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+  ) per_bin
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`;
+
+/** The older per-agent rollups (call_rollups: minute, quarter, hour; each agent and '*') of one organization's ended calls, as `addCallToRollups` adds them. */
+export const CALL_ROLLUPS_BACKFILL = `INSERT INTO call_rollups (client_id, agent_id, grain, bucket, calls, cost_credits, duration_seconds)
+  SELECT client_id, a.agent, g.grain, date_bin(g.step, coalesce(start_time, created_at), TIMESTAMPTZ '2000-01-01 00:00:00+00'), count(*), sum(coalesce(total_cost, 0)), sum(coalesce(duration_seconds, 0))
+  FROM calls
+    CROSS JOIN (VALUES ('minute', interval '1 minute'), ('quarter', interval '15 minutes'), ('hour', interval '1 hour')) AS g(grain, step)
+    CROSS JOIN LATERAL (VALUES (agent_id), ('*')) AS a(agent)
+  WHERE client_id = $1 AND status IN ('completed', 'failed', 'busy', 'no_answer', 'canceled')
+  GROUP BY 1, 2, 3, 4`;

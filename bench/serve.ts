@@ -3,6 +3,7 @@ import { buildApp } from '../src/app.ts';
 import { buildServices } from '../src/services.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { AgentVersionRepository } from '../src/modules/agents/versions-repository.ts';
 
 /**
  * A benchmark server in its own process: `app` is the real application on the bench database
@@ -27,10 +28,20 @@ try {
     const record = services.audit.record.bind(services.audit);
     const setAudit = (on: boolean) => { services.audit.record = on ? record : async () => {}; };
     setAudit(process.env.BENCH_AUDIT !== 'off');
+    // bench/versions.ts prices agent versions the same way: the version row's insert made a no-op
+    // (the agent's change, its version number, audit entry and event stay). Only the repository's
+    // insert is replaced, so the service's code runs unchanged on both sides.
+    const insertVersion = AgentVersionRepository.prototype.insert;
+    const setVersions = (on: boolean) => { AgentVersionRepository.prototype.insert = on ? insertVersion : async () => undefined as never; };
+    setVersions(process.env.BENCH_VERSIONS !== 'off');
     process.on('message', (m) => {
       if (m === 'audit:on' || m === 'audit:off') {
         setAudit(m === 'audit:on');
         process.send!({ audit: m });
+      }
+      if (m === 'versions:on' || m === 'versions:off') {
+        setVersions(m === 'versions:on');
+        process.send!({ versions: m });
       }
     });
     const app = await buildApp(services);

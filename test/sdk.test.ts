@@ -114,6 +114,14 @@ describe('the SDK (@switchboard/sdk, in sdk/)', () => {
     // A call with no transcript has nothing to analyze: the contract's 409 no_transcript (§13).
     const unanalyzable = await sb.calls.analyze(call.call_sid).catch((err: unknown) => err);
     assert.ok(unanalyzable instanceof SwitchboardError && unanalyzable.status === 409 && unanalyzable.code === 'no_transcript', String(unanalyzable));
+    // A bulk rerun over calls with no transcript gathers none and completes (§13).
+    const job = await sb.calls.analyzeMatching({ agent_id: agent.agent_id });
+    assert.match(job.job_id, /^caj_[0-9a-f]{12}$/);
+    let progress = await sb.calls.analysisJob(job.job_id);
+    for (const deadline = Date.now() + 20_000; progress.status !== 'completed' && Date.now() < deadline; progress = await sb.calls.analysisJob(job.job_id)) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual([progress.status, progress.total, progress.completed], ['completed', 0, 0]);
     const series = await sb.analytics.daily({ timezone: 'UTC' });
     assert.equal(series.daily.length, 31);
   });

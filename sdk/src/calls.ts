@@ -29,6 +29,10 @@ export class Calls {
   async update(callSid: string, body: BodyOf<'updateCall'>) { return (await unwrap(this.api.PATCH('/api/calls/{call_sid}', { params: { path: { call_sid: callSid } }, body }))).data; }
   /** Analyzes the call again (§13), with its own agent version's settings unless `agent_version` names another; the result arrives as `analysis` and `call.analyzed`. */
   async analyze(callSid: string, body: BodyOf<'analyzeCall'> = {}) { return (await unwrap(this.api.POST('/api/calls/{call_sid}/analyze', { params: { path: { call_sid: callSid } }, body }))).data; }
+  /** Analyzes again every call the list's filters match, as a job (§13); follow it with `analysisJob`. */
+  async analyzeMatching(body: BodyOf<'analyzeCalls'> = {}) { return (await unwrap(this.api.POST('/api/calls/analyze', { body }))).data; }
+  /** A bulk analysis job's progress: calls gathered, analyses completed, failed and pending. */
+  async analysisJob(jobId: string) { return (await unwrap(this.api.GET('/api/calls/analyze/{job_id}', { params: { path: { job_id: jobId } } }))).data; }
 
   /** Streams a WAV or MP3 file as the call's recording; it is not read into memory, and not retried (a stream is sent once). */
   async uploadRecording(callSid: string, file: FileSource, contentType: 'audio/wav' | 'audio/mpeg' = 'audio/wav') {

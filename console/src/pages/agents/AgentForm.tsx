@@ -51,16 +51,17 @@ export function AgentForm({ agent, readOnly, onSaved }: { agent?: Schemas['Agent
   const docs = useQuery({ queryKey: [orgId, 'documents', 'options'], queryFn: async () => (await unwrap(api.GET('/api/knowledge-base', { params: { query: { page_size: 100 } as never } }))).data });
   const integrations = useQuery({ queryKey: [orgId, 'integrations'], queryFn: async () => (await unwrap(api.GET('/api/integrations', { params: { query: { page_size: 100 } } }))).data });
   const save = useMutation({
-    mutationFn: async () => (agent
-      ? (await unwrap(api.PATCH('/api/agents/{agent_id}', { params: { path: { agent_id: agent.agent_id } }, body: values }))).data
-      : (await unwrap(api.POST('/api/agents', { body: values }))).data),
-    // The baseline moves first, so the navigation to the new agent's page is not taken for leaving unsaved changes.
-    onSuccess: (saved) => { notifications.show({ message: `Saved “${saved.agent_name}”`, color: 'green' }); setBaseline(values); setSavedId(saved.agent_id); },
+    mutationFn: async (sent: Body) => (agent
+      ? (await unwrap(api.PATCH('/api/agents/{agent_id}', { params: { path: { agent_id: agent.agent_id } }, body: sent }))).data
+      : (await unwrap(api.POST('/api/agents', { body: sent }))).data),
+    // The baseline becomes what was sent (not what the form holds now: what was typed since is still
+    // unsaved), and moves first, so the navigation to a new agent's page is not taken for leaving unsaved changes.
+    onSuccess: (saved, sent) => { notifications.show({ message: `Saved “${saved.agent_name}”`, color: 'green' }); setBaseline(sent); setSavedId(saved.agent_id); },
   });
   useEffect(() => { if (savedId) onSaved(savedId); }, [savedId]); // eslint-disable-line react-hooks/exhaustive-deps
 
   return (
-    <form onSubmit={(e) => { e.preventDefault(); setSavedId(null); save.mutate(); }}>
+    <form onSubmit={(e) => { e.preventDefault(); setSavedId(null); save.mutate(values); }}>
       <Fieldset disabled={readOnly} variant="unstyled">
         <Stack>
           <SimpleGrid cols={{ base: 1, sm: 2 }}>

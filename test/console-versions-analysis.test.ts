@@ -269,9 +269,16 @@ describe('the console: agent versions and post-call analysis', { skip: skipWitho
     const cell = panel.locator('[data-testid=success-rate-table] td[data-group="Receptionist"]');
     assert.equal(await cell.innerText(), `${shown} (${calls.length} calls)`);
 
-    await page.getByRole('combobox', { name: 'Agent' }).click();
-    await page.getByRole('option', { name: 'Receptionist' }).click();
+    // Each control's choice lands in the address (useUrlState) before the next: under load a click on
+    // a dropdown that is still opening can miss, and the next step would wait on the wrong state.
+    for (let attempt = 0; !/[?&]agent=agent_/.test(page.url()); attempt++) {
+      assert.ok(attempt < 3, `the agent was not chosen: ${page.url()}`);
+      await page.getByRole('combobox', { name: 'Agent' }).click();
+      await page.getByRole('option', { name: 'Receptionist' }).click();
+      await page.waitForURL(/[?&]agent=agent_/, { timeout: 5000 }).catch(() => {});
+    }
     await panel.getByText('Per version').click();
+    await page.waitForURL(/[?&]success_per=version/);
     const version = panel.locator('[data-testid=success-rate-table] td[data-group="Version 1"]');
     await version.waitFor();
     assert.equal(await version.innerText(), `${shown} (${calls.length} calls)`);

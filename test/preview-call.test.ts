@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { closeVoiceProviders, STANDIN_KEY, startVoiceProviders, type VoiceProviders } from './helpers/voice-providers.ts';
 import { decodeWav } from '@switchboard/runtime';
-import { OpenAiStandin } from '../runtime/test/standins/openai.ts';
-import { DeepgramStandin } from '../runtime/test/standins/stt.ts';
-import { ElevenLabsStandin } from '../runtime/test/standins/tts.ts';
-import type { LlmTurn } from '../runtime/test/standins/llm-script.ts';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
 import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
@@ -26,17 +23,6 @@ runAuthMatrix({
   path: async (org) => `/api/agents/${(await createAgent(org)).agent_id}/preview-sessions`,
 });
 
-const KEY = 'sk-standin-key';
-interface Providers { llm: OpenAiStandin; stt: DeepgramStandin; tts: ElevenLabsStandin }
-
-async function startProviders(script: LlmTurn[]): Promise<Providers> {
-  return {
-    llm: await new OpenAiStandin({ key: KEY, script, firstTokenMs: 30, gapMs: 5 }).start(),
-    stt: await new DeepgramStandin({ key: KEY, sttFinalMs: 50 }).start(),
-    tts: await new ElevenLabsStandin({ key: KEY, firstByteMs: 30, chunkMs: 100 }).start(),
-  };
-}
-const closeProviders = async (p: Providers) => { await p.llm.close(); await p.stt.close(); await p.tts.close(); };
 
 describe('talking to an agent in the browser (preview sessions)', () => {
   let app: FastifyInstance;
@@ -59,11 +45,11 @@ describe('talking to an agent in the browser (preview sessions)', () => {
   const preview = (org: TestOrg, agentId: string, role: 'admin' | 'agent_manager' | 'user' = 'agent_manager') =>
     app.inject({ method: 'POST', url: `/api/agents/${agentId}/preview-sessions`, headers: asRole(org, role) });
 
-  async function voiceOrg(providers: Providers, agent: Record<string, unknown>) {
+  async function voiceOrg(providers: VoiceProviders, agent: Record<string, unknown>) {
     const org = await createOrg();
     await grantCredits(org.orgId, 100);
     for (const [provider, url] of [['openai', providers.llm.url], ['deepgram', providers.stt.url], ['elevenlabs', providers.tts.url]] as const) {
-      await api(org, 'POST', '/api/integrations', { name: provider, provider, ...(provider === 'openai' ? { category: 'llm' } : {}), credentials: { api_key: KEY, base_url: url } });
+      await api(org, 'POST', '/api/integrations', { name: provider, provider, ...(provider === 'openai' ? { category: 'llm' } : {}), credentials: { api_key: STANDIN_KEY, base_url: url } });
     }
     const created = await api(org, 'POST', '/api/agents', {
       agent_name: 'Acme desk', system_prompt: 'You are the Acme help desk. Be brief.', stt_provider: 'deepgram', tts_provider: 'elevenlabs',
@@ -74,7 +60,7 @@ describe('talking to an agent in the browser (preview sessions)', () => {
 
   test('a session: greeting audio, live transcript, a turn with latency, barge-in, {type: "end"}; the call completed with its transcript and no telephony cost', { timeout: 90_000 }, async () => {
     const longAnswer = 'Returns are free for thirty days. Keep the receipt with the parcel. Print the label from your account page. Drop the parcel at any post office. The refund follows within five working days.';
-    const providers = await startProviders([{ text: 'We open at nine.' }, { text: longAnswer }]);
+    const providers = await startVoiceProviders([{ text: 'We open at nine.' }, { text: longAnswer }]);
     try {
       const { org, agentId } = await voiceOrg(providers, { first_message: 'Hello, this is Acme.', recording_enabled: true });
       const res = await preview(org, agentId);
@@ -155,7 +141,7 @@ describe('talking to an agent in the browser (preview sessions)', () => {
       const loud = (channel: Int16Array) => channel.reduce((n, v) => n + (Math.abs(v) > 1000 ? 1 : 0), 0);
       assert.ok(loud(left) > 800 && loud(right) > 800, 'the user (left) and the agent (right) are both heard');
     } finally {
-      await closeProviders(providers);
+      await closeVoiceProviders(providers);
     }
   });
 

@@ -5,9 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { OpenAiStandin } from '../runtime/test/standins/openai.ts';
-import { DeepgramStandin } from '../runtime/test/standins/stt.ts';
-import { ElevenLabsStandin } from '../runtime/test/standins/tts.ts';
+import { closeVoiceProviders, STANDIN_KEY, startVoiceProviders, type VoiceProviders } from './helpers/voice-providers.ts';
 import { startCarrierStandIn, type CarrierStandIn } from './helpers/carrier-standin.ts';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
 import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
@@ -22,7 +20,6 @@ import { callMediaStream, streamOf } from './helpers/media-stream-caller.ts';
  * any more; the carrier's status callback ends it: completed with the carrier's duration, the turns the
  * runtime had reported kept, `call.ended` once; a repeated callback changes nothing.
  */
-const KEY = 'sk-standin-key';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 let app: FastifyInstance;
@@ -30,11 +27,7 @@ let carrier: CarrierStandIn;
 let runtime: ChildProcess;
 let publicUrl: string;
 let runtimeUrl: string;
-const providers = {
-  llm: new OpenAiStandin({ key: KEY, script: [{ text: 'Our shop opens at nine on weekdays and ten on Saturdays.' }], firstTokenMs: 30, gapMs: 5 }),
-  stt: new DeepgramStandin({ key: KEY, sttFinalMs: 50 }),
-  tts: new ElevenLabsStandin({ key: KEY, firstByteMs: 30, chunkMs: 100 }),
-};
+let providers: VoiceProviders;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-runtime-kill-'));
 
 /** `switchboard runtime` on a port of its own, acting on the app at `apiUrl`; resolves with its address. */
@@ -54,7 +47,7 @@ async function startRuntime(apiUrl: string): Promise<{ child: ChildProcess; url:
 
 before(async () => {
   carrier = await startCarrierStandIn();
-  await Promise.all([providers.llm.start(), providers.stt.start(), providers.tts.start()]);
+  providers = await startVoiceProviders([{ text: 'Our shop opens at nine on weekdays and ten on Saturdays.' }]);
   const port = await freePort();
   publicUrl = `http://127.0.0.1:${port}`;
   const started = await startRuntime(publicUrl);
@@ -71,7 +64,7 @@ after(async () => {
   if (runtime?.exitCode === null) runtime.kill('SIGKILL');
   await app?.close();
   await carrier?.close();
-  await providers.llm.close(); await providers.stt.close(); await providers.tts.close();
+  if (providers) await closeVoiceProviders(providers);
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -86,7 +79,7 @@ test('a runtime process SIGKILLed mid-call: the carrier\'s status ends it once, 
   const org = await createOrg();
   await grantCredits(org.orgId, 100);
   for (const [provider, url] of [['openai', providers.llm.url], ['deepgram', providers.stt.url], ['elevenlabs', providers.tts.url]] as const) {
-    const created = await api(org, 'POST', '/api/integrations', { name: provider, provider, ...(provider === 'openai' ? { category: 'llm' } : {}), credentials: { api_key: KEY, base_url: url } });
+    const created = await api(org, 'POST', '/api/integrations', { name: provider, provider, ...(provider === 'openai' ? { category: 'llm' } : {}), credentials: { api_key: STANDIN_KEY, base_url: url } });
     assert.equal((await api(org, 'POST', `/api/integrations/${created.integration_id}/validate`)).status, 'active');
   }
   const agent = await api(org, 'POST', '/api/agents', {

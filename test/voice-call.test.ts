@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { closeVoiceProviders, STANDIN_KEY, startVoiceProviders, type VoiceProviders } from './helpers/voice-providers.ts';
 import { decodeWav } from '@switchboard/runtime';
-import { OpenAiStandin } from '../runtime/test/standins/openai.ts';
-import { DeepgramStandin } from '../runtime/test/standins/stt.ts';
-import { ElevenLabsStandin } from '../runtime/test/standins/tts.ts';
-import type { LlmTurn } from '../runtime/test/standins/llm-script.ts';
 import { startCarrierStandIn, type CarrierStandIn } from './helpers/carrier-standin.ts';
 import { buildTestApp, testConfig, testEnv } from './helpers/env.ts';
 import { asRole, createOrg, type TestOrg } from './helpers/fixtures.ts';
@@ -22,18 +19,6 @@ import { callMediaStream, streamOf, type MediaStreamCaller } from './helpers/med
  * NG speech; the LLM (OpenAI-compatible), Deepgram and ElevenLabs are stand-ins speaking their wire
  * protocols on 127.0.0.1; the agent's webhook tool is a receiver on 127.0.0.2.
  */
-const KEY = 'sk-standin-key';
-
-interface Providers { llm: OpenAiStandin; stt: DeepgramStandin; tts: ElevenLabsStandin }
-
-async function startProviders(script: LlmTurn[]): Promise<Providers> {
-  return {
-    llm: await new OpenAiStandin({ key: KEY, script, firstTokenMs: 30, gapMs: 5 }).start(),
-    stt: await new DeepgramStandin({ key: KEY, sttFinalMs: 50 }).start(),
-    tts: await new ElevenLabsStandin({ key: KEY, firstByteMs: 30, chunkMs: 100 }).start(),
-  };
-}
-const closeProviders = async (p: Providers) => { await p.llm.close(); await p.stt.close(); await p.tts.close(); };
 
 describe('a voice call answered by the built-in runtime', () => {
   let app: FastifyInstance;
@@ -67,11 +52,11 @@ describe('a voice call answered by the built-in runtime', () => {
   };
 
   /** An organization with credits, the three provider integrations (validated), and an agent on an imported carrier number. */
-  async function voiceOrg(providers: Providers, agent: Record<string, unknown>, options: { outbound?: boolean } = {}) {
+  async function voiceOrg(providers: VoiceProviders, agent: Record<string, unknown>, options: { outbound?: boolean } = {}) {
     const org = await createOrg();
     await grantCredits(org.orgId, 100);
     for (const [provider, url] of [['openai', providers.llm.url], ['deepgram', providers.stt.url], ['elevenlabs', providers.tts.url]] as const) {
-      const created = await api(org, 'POST', '/api/integrations', { name: provider, provider, ...(provider === 'openai' ? { category: 'llm' } : {}), credentials: { api_key: KEY, base_url: url } });
+      const created = await api(org, 'POST', '/api/integrations', { name: provider, provider, ...(provider === 'openai' ? { category: 'llm' } : {}), credentials: { api_key: STANDIN_KEY, base_url: url } });
       const validated = await api(org, 'POST', `/api/integrations/${created.integration_id}/validate`);
       assert.equal(validated.status, 'active', `${provider} validated against its stand-in`);
     }
@@ -105,7 +90,7 @@ describe('a voice call answered by the built-in runtime', () => {
   }
 
   test('inbound: greeting, a question answered with a webhook tool and the knowledge base, barge-in, end_call; the call completed with transcript, latency, costs and recording, billed once, call.ended emitted', { timeout: 120_000 }, async () => {
-    const providers = await startProviders([
+    const providers = await startVoiceProviders([
       { toolCall: { name: 'check_order', arguments: { order_id: '42' } } },
       { toolCall: { name: 'search_knowledge_base', arguments: { query: 'delivery area' } } },
       { text: 'Order 42 ships tomorrow. We deliver within Springfield.' },
@@ -211,12 +196,12 @@ describe('a voice call answered by the built-in runtime', () => {
       assert.ok(observed >= answered.length, `turn latency observations: ${observed}`);
       assert.match(metrics, /^# TYPE switchboard_runtime_provider_errors_total counter$/m);
     } finally {
-      await closeProviders(providers);
+      await closeVoiceProviders(providers);
     }
   });
 
   test('outbound: a dialled call answered by the callee is greeted and talked through', { timeout: 60_000 }, async () => {
-    const providers = await startProviders([{ text: 'We open at nine.' }]);
+    const providers = await startVoiceProviders([{ text: 'We open at nine.' }]);
     try {
       const setup = await voiceOrg(providers, { first_message: 'Hi, Acme calling.' }, { outbound: true });
       const dialled = await api(setup.org, 'POST', '/api/calls/dial', { agent_id: setup.agentId, to_number: '+14155550123', from_phone_number_id: setup.phoneNumberId });
@@ -248,12 +233,12 @@ describe('a voice call answered by the built-in runtime', () => {
       assert.deepEqual([call.status, call.end_reason], ['completed', 'user_hangup']);
       assert.deepEqual(call.transcript.map((t: any) => [t.role, t.text]), [['agent', 'Hi, Acme calling.'], ['user', 'When do you open?'], ['agent', 'We open at nine.']]);
     } finally {
-      await closeProviders(providers);
+      await closeVoiceProviders(providers);
     }
   });
 
   test('a failing LLM ends the call failed with error.provider openai, not in silence', { timeout: 60_000 }, async () => {
-    const providers = await startProviders([{ text: 'never said' }]);
+    const providers = await startVoiceProviders([{ text: 'never said' }]);
     try {
       const setup = await voiceOrg(providers, { first_message: null });
       providers.llm.failNext({ status: 500 });
@@ -265,7 +250,7 @@ describe('a voice call answered by the built-in runtime', () => {
       for (const deadline = Date.now() + 10_000; call.status !== 'failed' && Date.now() < deadline; call = await getCall(setup.org, callSid)) await new Promise((r) => setTimeout(r, 100));
       assert.deepEqual([call.status, call.end_reason, call.error?.provider], ['failed', 'error', 'openai']);
     } finally {
-      await closeProviders(providers);
+      await closeVoiceProviders(providers);
     }
   });
 });

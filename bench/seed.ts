@@ -16,7 +16,7 @@ export interface SeededDatabase {
   orgId: string;
   apiKey: string;
   headers: Record<string, string>;
-  seed: { calls_per_org: number; seconds: number; reused: boolean };
+  seed: { organizations: number; calls_per_org: number; seconds: number; reused: boolean };
 }
 
 /** The bench database `name` on the local server (created when missing), or DATABASE_URL with `name` as a suffix. */
@@ -33,11 +33,11 @@ export async function benchDatabase(name: string): Promise<string> {
   return url.toString();
 }
 
-async function ensureOrgs(database: Database): Promise<string[]> {
+async function ensureOrgs(database: Database, orgs: number): Promise<string[]> {
   const q = (text: string, params: unknown[] = []) => database.pool.query(text, params);
   const { rows } = await q("SELECT id FROM organizations WHERE name LIKE 'calls bench %' ORDER BY name");
   const ids = rows.map((r) => r.id as string);
-  while (ids.length < ORGS) {
+  while (ids.length < orgs) {
     const id = (await provisionOrganization(database.db, { name: `calls bench ${String(ids.length).padStart(3, '0')}` })).organization_id;
     await q(`INSERT INTO agents (id, client_id, agent_name, language, stt_provider, tts_provider, llm_provider, llm_model, temperature, max_call_duration_seconds)
       SELECT 'agent_' || substr(md5($1 || a::text), 1, 12), $1, 'Bench agent ' || a, 'EN', 'deepgram', 'elevenlabs', 'openai', 'gpt-4o-mini', 0.7, 600
@@ -48,10 +48,10 @@ async function ensureOrgs(database: Database): Promise<string[]> {
 }
 
 /** Brings every organization to `perOrg` finished calls and rebuilds the rollups from them; returns the seconds it took (0 when already seeded). */
-async function seedCalls(database: Database, perOrg: number): Promise<number> {
+async function seedCalls(database: Database, orgs: number, perOrg: number): Promise<number> {
   const q = (text: string, params: unknown[] = []) => database.pool.query(text, params);
   const { rows: [{ n }] } = await q("SELECT count(*)::int AS n FROM calls c JOIN organizations o ON o.id = c.client_id WHERE o.name LIKE 'calls bench %'");
-  if (n === perOrg * ORGS) return 0;
+  if (n === perOrg * orgs) return 0;
   const started = performance.now();
   await q(`INSERT INTO calls (call_sid, client_id, agent_id, agent_name, call_type, status, from_number, to_number, recording_enabled,
       start_time, end_time, end_reason, duration_seconds, turn_count, total_cost, billing_status, created_at, updated_at)
@@ -73,14 +73,19 @@ async function seedCalls(database: Database, perOrg: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** Opens `url` (or the embedded database in `dataDir`), seeds it when needed, and issues a fresh key for its first organization. */
-export async function seededCalls(options: { url?: string; dataDir?: string; perOrg: number }): Promise<SeededDatabase> {
+/**
+ * Opens `url` (or the embedded database in `dataDir`), seeds it when needed, and issues a fresh key
+ * for its first organization. `orgs` (default 100) organizations of `perOrg` calls each: one database
+ * holds one shape, so 100 × 10k and 1 × 1M live in databases of their own.
+ */
+export async function seededCalls(options: { url?: string; dataDir?: string; perOrg: number; orgs?: number }): Promise<SeededDatabase> {
+  const orgs = options.orgs ?? ORGS;
   const database = await openDatabase({ databaseUrl: options.url, dataDir: options.dataDir ?? '/tmp', poolSize: 4 });
   await runMigrations(database);
   await database.pool.query('CREATE TABLE IF NOT EXISTS bench_meta (key text PRIMARY KEY, value double precision NOT NULL)');
-  const orgIds = await ensureOrgs(database);
-  const seconds = await seedCalls(database, options.perOrg);
-  const key = `seed_seconds_${options.perOrg}`;
+  const orgIds = await ensureOrgs(database, orgs);
+  const seconds = await seedCalls(database, orgs, options.perOrg);
+  const key = `seed_seconds_${orgs}x${options.perOrg}`;
   if (seconds > 0) await database.pool.query('INSERT INTO bench_meta VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, seconds]);
   const { rows: [recorded] } = await database.pool.query('SELECT value FROM bench_meta WHERE key = $1', [key]);
   const orgId = orgIds[0]!;
@@ -88,7 +93,7 @@ export async function seededCalls(options: { url?: string; dataDir?: string; per
   const apiKey = (await issueApiKey(database.db, orgId, { userId: owner.user_id, name: 'bench', role: 'user' })).key;
   return {
     database, orgId, apiKey, headers: { 'x-api-key': apiKey, 'x-organization-id': orgId },
-    seed: { calls_per_org: options.perOrg, seconds: Number((recorded?.value ?? seconds).toFixed(1)), reused: seconds === 0 },
+    seed: { organizations: orgs, calls_per_org: options.perOrg, seconds: Number((recorded?.value ?? seconds).toFixed(1)), reused: seconds === 0 },
   };
 }
 

@@ -25,7 +25,7 @@ export interface Database {
    * database runs every socket connection in one session, where names would collide, so there it
    * is an ordinary query.
    */
-  prepared<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R[]>;
+  prepared<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[], types?: pg.CustomTypesConfig): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -103,7 +103,7 @@ function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void
     db,
     kind,
     connection: connectionString ? { connectionString } : { host, user, database },
-    prepared: (name, text, values) => preparedOn(db, name, text, values),
+    prepared: (name, text, values, types) => preparedOn(db, name, text, values, types),
     async close() {
       await pool.end();
       await onClose();
@@ -212,9 +212,9 @@ async function begun<T>(database: Database, work: (tx: Db, client: pg.PoolClient
  * transaction's client or the pool): no query builder on the path, and the parse is done once per
  * connection. `Database.prepared` is this on the pool.
  */
-export async function preparedOn<R extends pg.QueryResultRow>(executor: Executor, name: string | undefined, text: string, values: unknown[]): Promise<R[]> {
+export async function preparedOn<R extends pg.QueryResultRow>(executor: Executor, name: string | undefined, text: string, values: unknown[], types?: pg.CustomTypesConfig): Promise<R[]> {
   const client = (executor as unknown as { session: { client: pg.Pool | pg.PoolClient } }).session.client;
-  const { rows } = await client.query<R>(sharedSession.has(client) || !name ? { text, values } : { name, text, values });
+  const { rows } = await client.query<R>({ name: sharedSession.has(client) ? undefined : name, text, values, types });
   return rows;
 }
 

@@ -44,7 +44,7 @@ export function testConfig(tmpDir: string, overrides: Record<string, string> = {
   return loadConfig({
     DATA_DIR: path.join(tmpDir, 'data'),
     JWT_SECRET: TEST_JWT_SECRET,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     BOOTSTRAP: 'false',
     PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
     // Short job expiry so a killed worker's job is retried within a test's patience.

@@ -116,7 +116,9 @@ export class AgentService {
       const row = await repo.insert(ctx.orgId, { ...(columns(input) as NewAgentRow), id: newId('agent'), version: 1 });
       if (toolIds?.length) await repo.replaceLinks('tools', ctx.orgId, row.id, toolIds);
       if (documentIds?.length) await repo.replaceLinks('documents', ctx.orgId, row.id, documentIds);
-      const agent = await this.#full(tx, row);
+      // A new agent links to what it was just given and to no phone number yet: nothing to read back
+      // unless links were made (their order is the database's, oldest first, ties by id).
+      const agent = toolIds?.length || documentIds?.length ? await this.#full(tx, row) : toAgent(row, { toolIds: [], documentIds: [], phoneNumberIds: [] });
       await this.#keepVersion(tx, ctx, agent);
       await this.#audit.record(tx, ctx, { action: 'agent.create', resourceType: 'agent', resourceId: row.id, changedFields: Object.keys(input) });
       await this.#outbox.emit(tx, ctx.orgId, 'agent.created', agent);
@@ -267,11 +269,6 @@ export class AgentService {
   }
 
   async #full(db: Executor, row: AgentRow): Promise<AgentView> {
-    const repo = new AgentRepository(db);
-    // One after another: `db` may be a transaction's single client, which must not run queries concurrently.
-    const toolIds = await repo.linkedIds('tools', row.clientId, row.id);
-    const documentIds = await repo.linkedIds('documents', row.clientId, row.id);
-    const phoneNumberIds = await repo.phoneNumberIds(row.clientId, row.id);
-    return toAgent(row, { toolIds, documentIds, phoneNumberIds });
+    return toAgent(row, await new AgentRepository(db).links(row.clientId, row.id));
   }
 }

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database.ts';
 import type { Static } from 'typebox';
 import { TRANSCRIPT_SEARCH_CONFIG } from '../../db/schema/index.ts';
+import { ISO_TIMESTAMPS, utcTimestamp } from '../../db/utc-timestamps.ts';
 import type { CallSummary } from './schemas.ts';
 
 type CallSummaryView = Static<typeof CallSummary>;
@@ -8,12 +9,19 @@ import { filterSql, searchQuery, type CallFilters } from './call-filters.ts';
 import { snippetOf } from './snippet.ts';
 
 
+/** ISO 8601 text made in SQL, for the export, whose lines PostgreSQL writes whole. */
 const isoText = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The summary columns under their API names, timestamps already ISO 8601 text: rows go out as they come. */
-export const SUMMARY_COLUMNS = `call_sid, to_number, from_number, agent_id, agent_name, client_id, call_type, status, recording_enabled,
-  total_cost::float8 AS total_cost, duration_seconds, turn_count, ${isoText('created_at')} AS created_at, ${isoText('updated_at')} AS updated_at,
-  ${isoText('start_time')} AS start_time, ${isoText('end_time')} AS end_time, end_reason, billing_status`;
+/** The summary columns under their API names, timestamps formatted by `timestamp`. */
+const summaryColumns = (timestamp: (column: string) => string) => `call_sid, to_number, from_number, agent_id, agent_name, client_id, call_type, status, recording_enabled,
+  total_cost::float8 AS total_cost, duration_seconds, turn_count, ${timestamp('created_at')} AS created_at, ${timestamp('updated_at')} AS updated_at,
+  ${timestamp('start_time')} AS start_time, ${timestamp('end_time')} AS end_time, end_reason, billing_status`;
+
+/** The summary columns with the timestamps already ISO 8601 text (the export's). */
+export const SUMMARY_COLUMNS = summaryColumns(isoText);
+
+/** The list's: timestamps as UTC `timestamp`s, made ISO text by the driver (ISO_TIMESTAMPS). Rows go out as they come. */
+const LIST_COLUMNS = summaryColumns(utcTimestamp);
 
 /** The outcome of the post-call analysis (extensions.md §13) as the list item's scalar fields. */
 const ANALYSIS_OUTCOME_COLUMNS = `analysis ->> 'status' AS analysis_status, (analysis ->> 'success')::boolean AS analysis_success, analysis ->> 'sentiment' AS analysis_sentiment`;
@@ -63,7 +71,7 @@ export async function listCallSummaries(
     conditions.push(`(created_at, call_sid) < ($${values.length - 1}::timestamptz, $${values.length})`);
   }
   // The analysis's outcome is the list's, not the export's (which has its own analysis columns after metadata).
-  let columns = `${SUMMARY_COLUMNS}, ${ANALYSIS_OUTCOME_COLUMNS}`;
+  let columns = `${LIST_COLUMNS}, ${ANALYSIS_OUTCOME_COLUMNS}`;
   if (filters.q !== undefined) {
     // The snippet parses q again from a parameter of its own: the filter's number depends on the other filters.
     values.push(filters.q, wantedWords(filters.q));
@@ -72,7 +80,7 @@ export async function listCallSummaries(
   values.push(limit);
   // ORDER BY names the table: the select list reuses the column names for the ISO text.
   const text = `SELECT ${columns} FROM calls WHERE ${conditions.join(' AND ')} ORDER BY calls.created_at DESC, calls.call_sid DESC LIMIT $${values.length}`;
-  const rows = await database.prepared<CallSummaryView>(`calls_list${shape}${before ? '_after' : ''}`, text, values);
+  const rows = await database.prepared<CallSummaryView>(`calls_list${shape}${before ? '_after' : ''}`, text, values, ISO_TIMESTAMPS);
   if (filters.q !== undefined) for (const row of rows) row.snippet = snippetOf(row.snippet ?? null);
   return rows;
 }

@@ -51,8 +51,16 @@ export interface LoadResult {
   requests: number;
 }
 
-export async function load(title: string, url: string, headers: Record<string, string>, options: { connections?: number; duration?: number } = {}): Promise<LoadResult> {
-  const result = await autocannon({ url, headers, connections: options.connections ?? 20, duration: options.duration ?? 8 });
+/**
+ * autocannon at `url` for `duration` seconds. With `latencies`, every response's latency (ms) is
+ * pushed to it, so percentiles can be taken over several rounds rather than per round.
+ */
+export async function load(title: string, url: string, headers: Record<string, string>, options: { connections?: number; duration?: number; latencies?: number[] } = {}): Promise<LoadResult> {
+  const latencies = options.latencies;
+  const result = await autocannon({
+    url, headers, connections: options.connections ?? 20, duration: options.duration ?? 8,
+    ...(latencies ? { setupClient: (client: any) => client.on('response', (_status: number, _bytes: number, ms: number) => latencies.push(ms)) } : {}),
+  });
   return {
     title,
     requests_per_second: Math.round(result.requests.average),

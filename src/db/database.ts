@@ -34,9 +34,6 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
 
-// Connections kept beside the app's pool on the embedded socket: the job queue and the CLI.
-const EXTRA_EMBEDDED_CONNECTIONS = 10;
-
 /**
  * Drizzle over the pool. Its transactions are marked (transaction-scope.ts) so the job queue can
  * refuse to start in one, hold deferred writes (ride-along.ts), sent before their COMMIT, and, in a
@@ -138,10 +135,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     const socketDir = runningEmbeddedSocket(options.dataDir);
     if (socketDir) return wrap(socketPool(socketDir, Math.min(options.poolSize, 2)), 'embedded', async () => {});
   }
-  const server = await startEmbedded({
-    dataDir: options.dataDir,
-    maxConnections: options.poolSize + EXTRA_EMBEDDED_CONNECTIONS,
-  });
+  const server = await startEmbedded({ dataDir: options.dataDir });
   return wrap(socketPool(server.socketDir, options.poolSize), 'embedded', () => server.close());
 }
 
@@ -150,7 +144,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
  * Its listener does not hold the process open, so a test run ends once its connections go idle.
  */
 export async function openMemoryDatabase(socketDir: string, poolSize: number, idleTimeoutMs?: number): Promise<Database> {
-  const server: EmbeddedServer = await startEmbedded({ socketDir, maxConnections: poolSize + EXTRA_EMBEDDED_CONNECTIONS, unref: true });
+  const server: EmbeddedServer = await startEmbedded({ socketDir, unref: true });
   return wrap(socketPool(server.socketDir, poolSize, idleTimeoutMs), 'embedded', () => server.close());
 }
 

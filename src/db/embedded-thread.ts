@@ -13,15 +13,21 @@ import { fixSocketQueue } from './socket-queue.ts';
 export interface EmbeddedThreadOptions {
   pgData: string | undefined;
   socketFile: string;
-  maxConnections: number;
 }
+
+const EMBEDDED_MAX_CONNECTIONS = 500;
 
 const options = workerData as EmbeddedThreadOptions;
 const port = parentPort!;
 
 try {
   const db = await PGlite.create({ dataDir: options.pgData, extensions: { vector, pg_trgm } });
-  const server = new PGLiteSocketServer({ db, path: options.socketFile, maxConnections: options.maxConnections });
+  // Node's net.Server closes a connection over `maxConnections` silently, before pglite-socket sees
+  // it: the client's first write fails with EPIPE. A pool's idle connections closing while new ones
+  // open, the job queue's own pool and a second process on the socket (the CLI, a test's child
+  // server) went over a limit sized to the pool, and queries failed at random. Every connection is a
+  // socket into the one shared session, so the limit only guards against a runaway client.
+  const server = new PGLiteSocketServer({ db, path: options.socketFile, maxConnections: EMBEDDED_MAX_CONNECTIONS });
   fixSocketQueue(server);
   await server.start();
   port.on('message', (message: { type: string }) => {

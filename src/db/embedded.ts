@@ -30,7 +30,6 @@ const MAX_SOCKET_PATH = 100;
 export async function startEmbedded(options: {
   dataDir?: string;
   socketDir?: string;
-  maxConnections: number;
   /** Let the process exit while the socket still listens (tests). */
   unref?: boolean;
 }): Promise<EmbeddedServer> {
@@ -55,7 +54,7 @@ export async function startEmbedded(options: {
   }
   try {
     fs.rmSync(socketFile, { force: true }); // left by a process that died; we hold the lock now
-    const thread = await startEngineThread({ pgData, socketFile, maxConnections: options.maxConnections });
+    const thread = await startEngineThread({ pgData, socketFile });
     // When asked, the engine's thread alone never keeps the process alive (tests).
     if (options.unref) thread.unref();
     let closed: Promise<void> | undefined;

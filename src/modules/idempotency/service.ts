@@ -42,6 +42,21 @@ const KEY_OPERATIONS = `
   RETURNING lock_id`;
 
 /**
+ * KEY_OPERATIONS for a batch of one claim, the usual case below saturation: the same rule on one row
+ * without the arrays and the empty completion part, which cost PostgreSQL twice the CPU (about 460
+ * against 230 µs a claim, and 250 against 170 µs in Node: bench/results/layers.json).
+ */
+const CLAIM_ONE = `
+  INSERT INTO idempotency_keys AS k (client_id, credential_id, key, fingerprint, status, lock_id, locked_at, created_at, expires_at)
+  VALUES ($1, $2, $3, $4, 'running', $5, $6, $6, $7)
+  ON CONFLICT (client_id, credential_id, key) DO UPDATE
+     SET fingerprint = excluded.fingerprint, status = 'running', lock_id = excluded.lock_id, locked_at = excluded.locked_at,
+         created_at = excluded.created_at, expires_at = excluded.expires_at,
+         response_status = NULL, response_content_type = NULL, response_body = NULL
+   WHERE k.expires_at <= excluded.locked_at OR (k.status = 'running' AND k.locked_at <= $8)
+  RETURNING lock_id`;
+
+/**
  * In the change's transaction, before its COMMIT: the key is `completed` with its response, or, when
  * the response is not known yet, `committed` (kept after the fact). Only while this request still
  * holds the key: no row means it was taken over, and the change must roll back.
@@ -163,6 +178,8 @@ export class IdempotencyService implements IdempotencyStore {
    * the request reads the key (and finds it running, or its response).
    */
   async #run(operations: KeyOperation[]): Promise<boolean[]> {
+    const [only] = operations;
+    if (operations.length === 1 && only!.kind === 'claim') return [await this.#claimOne(only!)];
     const keyed = inKeyOrder(operations.filter((o) => o.kind === 'complete'));
     const completions = keyed.map((c) => c.op);
     const busy = new Set(keyed.map((c) => c.key));
@@ -183,6 +200,15 @@ export class IdempotencyService implements IdempotencyStore {
     ]);
     const acquired = new Set(taken.map((r) => r.lock_id));
     return operations.map((o) => o.kind === 'complete' || acquired.has(o.lockId));
+  }
+
+  async #claimOne(claim: Extract<KeyOperation, { kind: 'claim' }>): Promise<boolean> {
+    const now = this.#now();
+    const taken = await this.#database.prepared('idempotency_claim_one', CLAIM_ONE, [
+      claim.scope.orgId, claim.scope.credentialId, claim.scope.key, claim.fingerprint, claim.lockId,
+      now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS), new Date(now.getTime() - IDEMPOTENCY_LEASE_MS),
+    ]);
+    return taken.length === 1;
   }
 
   async release(scope: IdempotencyScope, lockId: string): Promise<void> {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand,
   HeadObjectCommand, PutObjectCommand, S3Client, UploadPartCommand,
@@ -19,6 +20,22 @@ export interface S3Options {
 }
 
 const DEFAULT_PART_BYTES = 8 * 1024 * 1024;
+const RETRY_BASE_MS = 100;
+
+/**
+ * What the SDK's standard retry strategy retries: the connection failed before an answer, the store
+ * throttled (429, SlowDown) or answered 500/502/503/504, or the error is marked retryable.
+ */
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'SlowDown', 'Throttling', 'ThrottlingException']);
+const TRANSIENT_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+function isTransient(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number } } | undefined;
+  if (!e || e.name === 'AbortError') return false;
+  return e.$retryable !== undefined || TRANSIENT_CODES.has(e.code ?? '') || TRANSIENT_NAMES.has(e.name ?? '')
+    || TRANSIENT_STATUSES.has(e.$metadata?.httpStatusCode ?? 0);
+}
 
 /** Any S3-compatible store (AWS, MinIO, R2...). */
 export class S3ObjectStore implements ObjectStore {
@@ -40,12 +57,26 @@ export class S3ObjectStore implements ObjectStore {
     });
   }
 
+  /**
+   * The SDK sends a request whose body is a stream once only (it cannot rewind the stream), so a
+   * transient failure of this PUT is retried here, the file opened anew for each attempt, as many
+   * attempts as the client's other commands get. Without this, a kept-alive connection that the store
+   * closed for idleness just as the PUT went out on it ("socket hang up") failed the upload.
+   */
   async putFile(key: string, filePath: string, contentType: string): Promise<StoredObject> {
     const { size } = await fs.promises.stat(filePath);
-    await this.client.send(new PutObjectCommand({
-      Bucket: this.bucket, Key: key, Body: fs.createReadStream(filePath), ContentLength: size, ContentType: contentType,
-    }));
-    return { key, uri: this.uri(key), size };
+    const attempts = await this.client.config.maxAttempts();
+    for (let attempt = 1; ; attempt++) {
+      const body = fs.createReadStream(filePath);
+      try {
+        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: size, ContentType: contentType }));
+        return { key, uri: this.uri(key), size };
+      } catch (err) {
+        body.destroy(); // a failed request leaves its body unread, holding the file open
+        if (attempt >= attempts || !isTransient(err)) throw err;
+        await delay(Math.random() * RETRY_BASE_MS * 2 ** (attempt - 1)); // the SDK's full-jitter backoff
+      }
+    }
   }
 
   /**

@@ -11,6 +11,7 @@ const LINKS = {
 export type LinkKind = keyof typeof LINKS;
 
 export type AgentRow = typeof agents.$inferSelect;
+export type { TrafficSplit } from '../../db/schema/index.ts';
 export type NewAgentRow = Omit<typeof agents.$inferInsert, 'clientId'>;
 
 /** Agents of one organization and the tools they may call: every method takes the organization id first. */

@@ -4,6 +4,7 @@ import { newestFirst } from '../../db/keyset.ts';
 import { campaigns } from '../../db/schema/index.ts';
 
 export type CampaignRow = typeof campaigns.$inferSelect;
+export type { CampaignWindow } from '../../db/schema/index.ts';
 export type NewCampaignRow = Omit<typeof campaigns.$inferInsert, 'clientId'>;
 
 /** The progress counters, one per contact status. */

@@ -7,6 +7,7 @@ export type EventRow = typeof events.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type NewEndpointRow = Omit<typeof webhookEndpoints.$inferInsert, 'clientId'>;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type { DeliveryAttempt } from '../../db/schema/index.ts';
 
 type Before = { at: Date; id: string } | undefined;
 

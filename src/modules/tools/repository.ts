@@ -5,6 +5,7 @@ import { belongsToAnotherOrganization } from '../../db/ownership.ts';
 import { tools } from '../../db/schema/index.ts';
 
 export type ToolRow = typeof tools.$inferSelect;
+export type { ToolParameter } from '../../db/schema/index.ts';
 export type NewToolRow = Omit<typeof tools.$inferInsert, 'clientId'>;
 
 /** Tools of one organization: every method takes the organization id first. */

@@ -76,6 +76,16 @@ export class CampaignRepository {
       .where(and(eq(campaigns.clientId, orgId), eq(campaigns.id, id)));
   }
 
+  /** What placing a campaign's call needs: its numbers and agent (from the call), the number's id (from the campaign). */
+  async placement(orgId: string, id: string, callSid: string): Promise<{ agentId: string; toNumber: string; fromNumber: string; fromPhoneNumberId: string } | undefined> {
+    const { rows } = await this.#db.execute<{ agent_id: string; to_number: string; from_number: string; from_phone_number_id: string }>(sql`
+      SELECT k.agent_id, k.to_number, k.from_number, c.from_phone_number_id
+      FROM calls k JOIN campaigns c ON c.client_id = k.client_id AND c.id = k.campaign_id
+      WHERE k.client_id = ${orgId} AND k.call_sid = ${callSid} AND k.campaign_id = ${id}`);
+    const row = rows[0];
+    return row && { agentId: row.agent_id, toNumber: row.to_number, fromNumber: row.from_number, fromPhoneNumberId: row.from_phone_number_id };
+  }
+
   async delete(orgId: string, id: string): Promise<void> {
     await this.#db.delete(campaigns).where(and(eq(campaigns.clientId, orgId), eq(campaigns.id, id)));
   }

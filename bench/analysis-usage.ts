@@ -23,7 +23,7 @@ import { openDatabase, runMigrations, type Database } from '../src/db/database.t
 import { calls } from '../src/db/schema/index.ts';
 import { provisionOrganization } from '../src/modules/organizations/service.ts';
 import { issueApiKey } from '../src/modules/api-keys/service.ts';
-import { addCallToUsage } from '../src/modules/analytics/usage-rollups.ts';
+import { addCallToUsage } from '../src/modules/analytics/rollup-queries.ts';
 import { usageOf } from '../src/modules/calls/late-report.ts';
 import { load, loadAverage, machine, sequentialLatency, settle, startChild, writeResult } from './lib.ts';
 import { benchDatabase, CALL_ROLLUPS_BACKFILL, USAGE_ROLLUPS_BACKFILL } from './seed.ts';

@@ -99,7 +99,7 @@ export async function seededCalls(options: { url?: string; dataDir?: string; per
 
 /**
  * The usage rollups (call_usage_rollups, extensions.md §5 and §13) of the ended calls of one
- * organization, built in one statement the way `addCallToUsage` (src/modules/analytics/usage-rollups.ts)
+ * organization, built in one statement the way `addCallToUsage` (src/modules/analytics/rollup-queries.ts)
  * adds each call: every grain (UTC day, hour, quarter, minute) and dimension (none, phone_number,
  * end_reason, campaign, agent_version, analysis_success, analysis_sentiment), the duration histogram,
  * and the analysis's judged / succeeded counts on every row. The migration's backfill (0022) predates

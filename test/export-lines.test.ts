@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compactJson, jsNumber, SNIPPET_STEPS, SNIPPET_TEXT } from '../src/modules/calls/exports/lines.ts';
+import { compactJson, jsNumber, SNIPPET_STEPS, SNIPPET_TEXT } from '../src/modules/calls/exports/export-queries.ts';
 import { snippetOf } from '../src/modules/calls/snippet.ts';
 import { testEnv } from './helpers/env.ts';
 
 /**
- * The database formats an export's values (calls/exports/lines.ts) as JavaScript formatted the list's rows:
+ * The database formats an export's values (calls/exports/export-queries.ts) as JavaScript formatted the list's rows:
  * each SQL fragment against its JavaScript original, on values chosen for their edge cases and on
  * random ones.
  */

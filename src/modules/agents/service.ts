@@ -8,8 +8,7 @@ import { decodeIntegerCursor, pageNewestFirst, toPage, type Page } from '../../c
 import { AppError, Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
-import type { TrafficSplit } from '../../db/schema/index.ts';
-import { AgentRepository, type LinkKind, type AgentRow, type NewAgentRow } from './repository.ts';
+import { AgentRepository, type LinkKind, type AgentRow, type NewAgentRow, type TrafficSplit } from './repository.ts';
 import { VERSIONED_FIELDS, type Agent, type AgentSummary, type AgentVersion, type CreateAgentBody, type UpdateAgentBody } from './schemas.ts';
 import { checkAnalysisSettings, type AnalysisSettings } from './analysis-settings.ts';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Errors } from '../../core/errors.ts';
-import type { TrafficSplit } from '../../db/schema/index.ts';
+import type { TrafficSplit } from './repository.ts';
 import { VERSIONED_FIELDS } from './schemas.ts';
 
 /** The versioned fields of a full agent, under their API names: what a version keeps. */

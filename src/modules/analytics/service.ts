@@ -4,14 +4,15 @@ import type { RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
 import { addDays, daysBetween, isCalendarDate, isStorableInstant, isTimeZone, parseInstant, startOfZonedDay, zonedDay } from '../../core/time-zones.ts';
 import { roundCredits } from '../../core/credits.ts';
-import { ALL_AGENTS, HOUR_MS, MINUTE_MS, addCallToRollups, floorTo } from './rollups.ts';
-import { addCallToUsage, type UsageCall } from './usage-rollups.ts';
+import { ALL_AGENTS, HOUR_MS, MINUTE_MS, floorTo } from './rollups.ts';
+import { addCallToRollups, addCallToUsage, type UsageCall } from './rollup-queries.ts';
+import { daySums, minuteSums, type Sums } from './daily-queries.ts';
 import { UsageAnalytics } from './usage.ts';
 import type { UsageQuery } from './usage-schemas.ts';
 import { MAX_DAYS, MAX_MINUTES, type DailyMetrics, type DailyPoint, type DailyQuery } from './schemas.ts';
 
 /** A call as usage analytics count it, built by the calls module at its final report. */
-export type { UsageCall } from './usage-rollups.ts';
+export type { UsageCall } from './rollup-queries.ts';
 
 type Query = Static<typeof DailyQuery>;
 type Point = Static<typeof DailyPoint>;
@@ -24,17 +25,6 @@ const LAST_DAY = '9999-12-31';
 const invalid = (field: string, message: string) => Errors.validation(`Invalid ${field}`, [{ path: `querystring.${field}`, message }]);
 
 const instant = (value: string, field: string) => parseInstant(value, `querystring.${field}`);
-
-interface Sums {
-  /** The day's index (width_bucket, from 1) or the minute's epoch milliseconds. */
-  key: number;
-  calls: number;
-  cost: number;
-  duration: number;
-}
-
-const SUMS = 'sum(calls)::int AS calls, sum(cost_credits)::float8 AS cost, sum(duration_seconds) AS duration';
-const RANGE = 'client_id = $1 AND agent_id = $2 AND grain = $3 AND bucket >= $4 AND bucket < $5';
 
 /**
  * Call series from the rollups the call's final update maintains: a day series reads hour or
@@ -106,8 +96,7 @@ export class AnalyticsService {
     const grain = boundaries.every((b) => b.getTime() % HOUR_MS === 0) ? 'hour' : 'quarter';
     // One array parameter (a PostgreSQL array literal); width_bucket numbers the day each bucket falls in.
     const boundaryArray = `{${boundaries.map((b) => b.toISOString()).join(',')}}`;
-    const rows = await this.#query('analytics_days', `SELECT width_bucket(bucket, $6::timestamptz[]) AS key, ${SUMS}
-      FROM call_rollups WHERE ${RANGE} GROUP BY 1`, [orgId, agentId, grain, start, end, boundaryArray]);
+    const rows = await daySums(this.#database, orgId, agentId, grain, start, end, boundaryArray);
     const byIndex = new Map(rows.map((r) => [r.key, r]));
     const daily = dayList.map((date, i) => this.#point(date, byIndex.get(i + 1)));
     return { period: { start: start.toISOString(), end: end.toISOString() }, granularity: 'day', timezone: tz, daily };
@@ -126,20 +115,13 @@ export class AnalyticsService {
     if (minutes < 1) throw invalid('end_time', 'is not after start_time');
     if (minutes > MAX_MINUTES) throw invalid('end_time', 'is more than 24 hours after start_time');
 
-    // One row per minute already (the key is organization, agent, grain, bucket): no grouping.
-    const rows = await this.#query('analytics_minutes', `SELECT date_part('epoch', bucket) * 1000 AS key,
-      calls, cost_credits::float8 AS cost, duration_seconds AS duration FROM call_rollups WHERE ${RANGE}`, [orgId, agentId, 'minute', start, end]);
+    const rows = await minuteSums(this.#database, orgId, agentId, start, end);
     const byMinute = new Map(rows.map((r) => [r.key, r]));
     const daily = Array.from({ length: minutes }, (_, i) => {
       const at = start.getTime() + i * MINUTE_MS;
       return this.#point(new Date(at).toISOString(), byMinute.get(at));
     });
     return { period: { start: start.toISOString(), end: end.toISOString() }, granularity: 'minute', timezone: query.timezone, daily };
-  }
-
-  /** Plain SQL as named prepared statements: the series are read often and their plans never change. */
-  async #query(name: string, text: string, values: unknown[]): Promise<Sums[]> {
-    return this.#database.prepared<Sums>(name, text, values);
   }
 
   #point(date: string, row: Sums | undefined): Point {

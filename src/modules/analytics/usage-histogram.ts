@@ -5,7 +5,7 @@
  * nearest-rank percentile lies in the bin found, so the estimate is within 3.9% of the exact one.
  * Durations use base 0.1 s up to a day; turn latencies (ms) base 1 ms up to ten minutes.
  */
-const FACTOR = 1.08;
+export const FACTOR = 1.08;
 
 export interface BinScale {
   base: number;
@@ -24,12 +24,6 @@ export function binOf(value: number, scale: BinScale = DURATION_SCALE): number {
 }
 
 export const durationBin = (seconds: number) => binOf(seconds, DURATION_SCALE);
-
-/** The bin of `binOf` in SQL, for the value of `expression`. */
-export function binSql(expression: string, scale: BinScale): string {
-  return `CASE WHEN coalesce(${expression}, 0) <= 0 THEN 0 WHEN ${expression} < ${scale.base} THEN 1
-    ELSE least(${scale.maxBin}, 2 + floor(ln(${expression} / ${scale.base}) / ln(${FACTOR}))::int) END`;
-}
 
 export function binValue(bin: number, scale: BinScale = DURATION_SCALE): number {
   if (bin <= 0) return 0;

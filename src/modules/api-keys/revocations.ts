@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import type { Executor } from '../../db/database.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { CacheTrust, CredentialCache } from './credential-cache.ts';
+import { announceRevocation, forgetListener, heartbeat, listenersBehind, listenForRevocations, recordSeen } from './revocation-queries.ts';
 
 /**
  * How a revocation reaches every process that caches key lookups, so that "revocation takes effect
@@ -42,14 +42,12 @@ export class LocalRevocations implements Revocations {
   async stop(): Promise<void> {}
 }
 
-const CHANNEL = 'credential_revocations';
 const HEARTBEAT_MS = 2_000;
 /** A process trusts its cache only this long after its listener last proved alive... */
 const TRUST_MS = 6_000;
 /** ...and the revoker waits for every listener that proved alive within this window (longer, so a listener still trusting is always waited for). */
 const LIVE_SECONDS = 10;
 const SETTLE_POLL_MS = 5;
-const REVOCATION_LOCK = 7314003;
 
 /**
  * Several server processes on one PostgreSQL. Each keeps a LISTEN connection and a row in
@@ -82,24 +80,15 @@ export class SharedRevocations implements Revocations {
     return this.#client !== undefined && performance.now() - this.#lastAliveAt < TRUST_MS;
   }
 
-  async announce(within: Executor): Promise<number> {
-    // Held to commit, so revocations commit in the order of their numbers: notifications arrive in
-    // commit order, and a listener that recorded number n has applied every revocation up to n.
-    await within.execute(sql`SELECT pg_advisory_xact_lock(${REVOCATION_LOCK})`);
-    const { rows } = await within.execute<{ seq: string }>(sql`SELECT nextval('credential_revocations')::text AS seq`);
-    const seq = Number(rows[0]!.seq);
-    await within.execute(sql`SELECT pg_notify(${CHANNEL}, ${String(seq)})`);
-    return seq;
+  announce(within: Executor): Promise<number> {
+    return announceRevocation(within);
   }
 
   async settle(seq: number): Promise<void> {
     this.#cache().clear();
     const deadline = performance.now() + (LIVE_SECONDS + 2) * 1000;
     while (performance.now() < deadline) {
-      const { rows } = await this.#db.execute<{ waiting: number }>(sql`
-        SELECT count(*)::int AS waiting FROM credential_listeners
-         WHERE heartbeat_at > now() - make_interval(secs => ${LIVE_SECONDS}) AND seen_seq < ${seq}`);
-      if (rows[0]!.waiting === 0) return;
+      if ((await listenersBehind(this.#db, seq, LIVE_SECONDS)) === 0) return;
       await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
     }
     this.#log.warn({ seq }, 'a revocation was not acknowledged by every live process in time');
@@ -117,7 +106,7 @@ export class SharedRevocations implements Revocations {
     const client = this.#client;
     this.#client = undefined;
     if (!client) return;
-    await client.query('DELETE FROM credential_listeners WHERE id = $1', [this.#id]).catch(() => {});
+    await forgetListener(client, this.#id).catch(() => {});
     await client.end().catch(() => {});
   }
 
@@ -128,15 +117,7 @@ export class SharedRevocations implements Revocations {
       client.on('notification', (message) => void this.#apply(client, Number(message.payload)));
       client.on('error', (err) => this.#lost(client, err));
       client.on('end', () => this.#lost(client, new Error('listener connection ended')));
-      await client.query(`LISTEN ${CHANNEL}`);
-      await client.query("DELETE FROM credential_listeners WHERE heartbeat_at < now() - interval '1 hour'"); // processes long gone
-      // Registered as having seen every revocation so far: the cache starts empty.
-      await client.query(
-        `INSERT INTO credential_listeners (id, seen_seq, heartbeat_at)
-         SELECT $1, (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM credential_revocations), now()
-         ON CONFLICT (id) DO UPDATE SET seen_seq = excluded.seen_seq, heartbeat_at = now()`,
-        [this.#id],
-      );
+      await listenForRevocations(client, this.#id);
       if (this.#stopped) return void (await client.end());
       this.#cache().clear();
       this.#client = client;
@@ -151,7 +132,7 @@ export class SharedRevocations implements Revocations {
   async #apply(client: pg.Client, seq: number): Promise<void> {
     this.#cache().clear();
     try {
-      await client.query('UPDATE credential_listeners SET seen_seq = greatest(seen_seq, $2), heartbeat_at = now() WHERE id = $1', [this.#id, seq]);
+      await recordSeen(client, this.#id, seq);
       this.#lastAliveAt = performance.now();
     } catch (err) {
       this.#lost(client, err);
@@ -160,8 +141,7 @@ export class SharedRevocations implements Revocations {
 
   async #beat(client: pg.Client): Promise<void> {
     try {
-      const { rowCount } = await client.query('UPDATE credential_listeners SET heartbeat_at = now() WHERE id = $1', [this.#id]);
-      if (rowCount !== 1) throw new Error('the listener row is gone');
+      if (!(await heartbeat(client, this.#id))) throw new Error('the listener row is gone');
       this.#lastAliveAt = performance.now();
     } catch (err) {
       this.#lost(client, err);

@@ -1,8 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
-import { creditAccounts, creditTransactions } from '../../db/schema/index.ts';
 import { newId } from '../../core/ids.ts';
 import { roundCredits } from '../../core/credits.ts';
+import { LedgerQueries } from './ledger-queries.ts';
+import type { TransactionRow } from './repository.ts';
 
 export type LedgerKind = 'purchase' | 'call_usage' | 'adjustment';
 export const LOW_BALANCE_THRESHOLD_DEFAULT = 100;
@@ -14,18 +14,13 @@ export const LOW_BALANCE_THRESHOLD_DEFAULT = 100;
  * credits once, and the balance's check constraint makes an overdraft impossible.
  */
 export class CreditLedger {
-  readonly #db: Executor;
+  readonly #queries: LedgerQueries;
   constructor(db: Executor) {
-    this.#db = db;
-  }
-
-  async #ensureAccount(orgId: string): Promise<void> {
-    await this.#db.insert(creditAccounts).values({ clientId: orgId }).onConflictDoNothing();
+    this.#queries = new LedgerQueries(db);
   }
 
   async balance(orgId: string): Promise<number> {
-    const [row] = await this.#db.select({ balance: creditAccounts.balance }).from(creditAccounts).where(eq(creditAccounts.clientId, orgId));
-    return row?.balance ?? 0;
+    return (await this.#queries.balance(orgId)) ?? 0;
   }
 
   /**
@@ -60,30 +55,21 @@ export class CreditLedger {
    * `call_usage` row. Undefined when the balance does not cover it: nothing is written.
    */
   async #chargeCall(orgId: string, amount: number, sourceId: string, description: string): Promise<{ balanceAfter: number; threshold: number } | undefined> {
-    await this.#ensureAccount(orgId);
-    const [account] = await this.#db
-      .update(creditAccounts)
-      .set({ balance: sql`${creditAccounts.balance} - ${amount}`, updatedAt: new Date() })
-      .where(and(eq(creditAccounts.clientId, orgId), sql`${creditAccounts.balance} >= ${amount}`))
-      .returning({ balance: creditAccounts.balance, threshold: creditAccounts.lowBalanceThreshold });
+    await this.#queries.ensureAccount(orgId);
+    const account = await this.#queries.debitIfCovered(orgId, amount);
     if (!account) return undefined;
-    await this.#db.insert(creditTransactions).values({
-      id: newId('txn'), clientId: orgId, kind: 'call_usage', amount: -amount, balanceAfter: account.balance, sourceId, description,
-    });
+    await this.#queries.insertRow(orgId, { id: newId('txn'), kind: 'call_usage', amount: -amount, balanceAfter: account.balance, sourceId, description });
     return { balanceAfter: account.balance, threshold: account.threshold };
   }
 
   /** The balance below which `credits.low` is emitted (the default until an admin sets one). */
   async lowBalanceThreshold(orgId: string): Promise<number> {
-    const [row] = await this.#db.select({ threshold: creditAccounts.lowBalanceThreshold }).from(creditAccounts).where(eq(creditAccounts.clientId, orgId));
-    return row?.threshold ?? LOW_BALANCE_THRESHOLD_DEFAULT;
+    return (await this.#queries.lowBalanceThreshold(orgId)) ?? LOW_BALANCE_THRESHOLD_DEFAULT;
   }
 
   async setLowBalanceThreshold(orgId: string, threshold: number): Promise<number> {
-    await this.#ensureAccount(orgId);
-    const [row] = await this.#db.update(creditAccounts).set({ lowBalanceThreshold: threshold, updatedAt: new Date() })
-      .where(eq(creditAccounts.clientId, orgId)).returning({ threshold: creditAccounts.lowBalanceThreshold });
-    return row!.threshold;
+    await this.#queries.ensureAccount(orgId);
+    return this.#queries.setLowBalanceThreshold(orgId, threshold);
   }
 
   /**
@@ -91,17 +77,12 @@ export class CreditLedger {
    * first and does nothing on a repeated source, so a replayed event changes nothing.
    * Returns the new transaction, or undefined when this source was already applied.
    */
-  async credit(orgId: string, kind: Exclude<LedgerKind, 'call_usage'>, sourceId: string, amount: number, description: string): Promise<typeof creditTransactions.$inferSelect | undefined> {
-    await this.#ensureAccount(orgId);
-    const [account] = await this.#db.select().from(creditAccounts).where(eq(creditAccounts.clientId, orgId)).for('update');
-    const balanceAfter = roundCredits(account!.balance + amount);
-    const [row] = await this.#db
-      .insert(creditTransactions)
-      .values({ id: newId('txn'), clientId: orgId, kind, amount, balanceAfter, sourceId, description })
-      .onConflictDoNothing()
-      .returning();
+  async credit(orgId: string, kind: Exclude<LedgerKind, 'call_usage'>, sourceId: string, amount: number, description: string): Promise<TransactionRow | undefined> {
+    await this.#queries.ensureAccount(orgId);
+    const balanceAfter = roundCredits((await this.#queries.lockBalance(orgId)) + amount);
+    const row = await this.#queries.insertRowOnce(orgId, { id: newId('txn'), kind, amount, balanceAfter, sourceId, description });
     if (!row) return undefined;
-    await this.#db.update(creditAccounts).set({ balance: balanceAfter, updatedAt: new Date() }).where(eq(creditAccounts.clientId, orgId));
+    await this.#queries.setBalance(orgId, balanceAfter);
     return row;
   }
 }

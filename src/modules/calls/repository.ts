@@ -3,6 +3,7 @@ import type { Executor } from '../../db/database.ts';
 import { CALL_COLUMNS, calls, type CallRecord } from '../../db/schema/index.ts';
 
 export type CallRow = CallRecord;
+export type { CallAnalysis, CostBreakdown, TranscriptTurn } from '../../db/schema/index.ts';
 export type NewCallRow = Omit<typeof calls.$inferInsert, 'clientId' | 'transcriptSearch'>;
 
 

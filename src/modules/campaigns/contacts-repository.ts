@@ -155,6 +155,12 @@ export class ContactRepository {
     }).where(and(eq(campaignContacts.clientId, orgId), eq(campaignContacts.id, id)));
   }
 
+  /** The attempt's call was placed: only while the contact is still placing that very call. */
+  async markPlaced(orgId: string, id: number, callSid: string): Promise<void> {
+    await this.#db.execute(sql`UPDATE campaign_contacts SET placement = 'placed', updated_at = now()
+      WHERE client_id = ${orgId} AND id = ${id} AND current_call_sid = ${callSid} AND placement = 'placing'`);
+  }
+
   /** Skips every contact still waiting (pending or retrying); returns how many of each. */
   async skipWaiting(orgId: string, campaignId: string): Promise<{ pending: number; retrying: number }> {
     const { rows } = await this.#db.execute<{ status: string; n: number }>(sql`

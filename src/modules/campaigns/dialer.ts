@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { sql } from 'drizzle-orm';
 import { newCallSid } from '../../core/ids.ts';
 import type { Logger } from '../../core/logger.ts';
 import { withClientTransaction, type Database, type Db, type Executor } from '../../db/database.ts';
@@ -166,8 +165,7 @@ export class CampaignDialer {
       await this.#deps.calls.endUnconnected(p.clientId, p.callSid, 'failed');
       return;
     }
-    await this.#db.execute(sql`UPDATE campaign_contacts SET placement = 'placed', updated_at = now()
-      WHERE client_id = ${p.clientId} AND id = ${p.contactId} AND current_call_sid = ${p.callSid} AND placement = 'placing'`);
+    await new ContactRepository(this.#db).markPlaced(p.clientId, p.contactId, p.callSid);
   }
 
   /** Ends an attempt whose placement cannot be known or finished: the call fails and the retry rule decides. */
@@ -177,13 +175,9 @@ export class CampaignDialer {
   }
 
   async #placement(p: { clientId: string; campaignId: string; callSid: string }): Promise<Placement> {
-    const { rows } = await this.#db.execute<{ agent_id: string; to_number: string; from_number: string; from_phone_number_id: string }>(sql`
-      SELECT k.agent_id, k.to_number, k.from_number, c.from_phone_number_id
-      FROM calls k JOIN campaigns c ON c.client_id = k.client_id AND c.id = k.campaign_id
-      WHERE k.client_id = ${p.clientId} AND k.call_sid = ${p.callSid} AND k.campaign_id = ${p.campaignId}`);
-    const row = rows[0];
-    if (!row) throw new Error(`campaign call ${p.callSid} not found`);
-    return { callSid: p.callSid, agentId: row.agent_id, toNumber: row.to_number, fromNumber: row.from_number, fromPhoneNumberId: row.from_phone_number_id };
+    const found = await new CampaignRepository(this.#db).placement(p.clientId, p.campaignId, p.callSid);
+    if (!found) throw new Error(`campaign call ${p.callSid} not found`);
+    return { callSid: p.callSid, ...found };
   }
 
   /** Restarts the tick chain of every running campaign (one waiting tick per campaign at most: duplicates are dropped). */

@@ -5,7 +5,7 @@
  * local time on both sides of a change.
  */
 import { addDays, startOfZonedDay, wallClock, zonedDay } from '../../core/time-zones.ts';
-import type { CampaignWindow } from '../../db/schema/index.ts';
+import type { CampaignWindow } from './repository.ts';
 
 export interface Schedule {
   timezone: string;

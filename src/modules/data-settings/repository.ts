@@ -3,6 +3,8 @@ import type { Executor } from '../../db/database.ts';
 import { dataSettings } from '../../db/schema/index.ts';
 
 export type DataSettingsRow = typeof dataSettings.$inferSelect;
+/** A transcript's turn as stored: what redaction reads and writes. */
+export type { TranscriptTurn } from '../../db/schema/index.ts';
 export type DataSettingsChanges = Partial<Pick<DataSettingsRow, 'transcriptRetentionDays' | 'recordingRetentionDays' | 'redactPii'>>;
 
 /** The data policy of one organization: every method takes the organization id first. */

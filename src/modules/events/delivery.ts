@@ -3,12 +3,11 @@ import { Webhook as Signer } from 'standardwebhooks';
 import { safeRequest } from '../../adapters/http/safe-request.ts';
 import { checkHostAddresses, DestinationRefusedError, isInNetworks, type AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
 import { clientOf, type Db } from '../../db/database.ts';
-import type { DeliveryAttempt } from '../../db/schema/index.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import type { DeliveryOutcome, Metrics } from '../../core/metrics.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { WEBHOOK_DISABLED_EMAIL } from './jobs.ts';
-import { DeliveryRepository, EventRepository, WebhookRepository, type DeliveryRow, type EndpointRow, type EventRow } from './repository.ts';
+import { DeliveryRepository, EventRepository, WebhookRepository, type DeliveryAttempt, type DeliveryRow, type EndpointRow, type EventRow } from './repository.ts';
 
 /** How deliveries are made: the contract's values by default, shorter in tests. */
 export interface DeliverySettings {

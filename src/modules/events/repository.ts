@@ -2,11 +2,13 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
 import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { newestFirst } from '../../db/keyset.ts';
+import { TenantRepository } from '../../db/tenant-repository.ts';
 
 export type EventRow = typeof events.$inferSelect;
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type NewEndpointRow = Omit<typeof webhookEndpoints.$inferInsert, 'clientId'>;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type { DeliveryAttempt } from '../../db/schema/index.ts';
 
 type Before = { at: Date; id: string } | undefined;
 
@@ -40,37 +42,19 @@ export class EventRepository {
   }
 }
 
-/** Webhook endpoints of one organization. */
-export class WebhookRepository {
-  readonly #db: Executor;
+/** Webhook endpoints of one organization (by id, list, update: TenantRepository). */
+export class WebhookRepository extends TenantRepository<typeof webhookEndpoints> {
   constructor(db: Executor) {
-    this.#db = db;
+    super(db, webhookEndpoints);
   }
 
   async insert(orgId: string, row: NewEndpointRow): Promise<EndpointRow> {
-    const [created] = await this.#db.insert(webhookEndpoints).values({ ...row, clientId: orgId }).returning();
+    const [created] = await this.db.insert(webhookEndpoints).values({ ...row, clientId: orgId }).returning();
     return created!;
   }
 
-  async findById(orgId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<EndpointRow | undefined> {
-    const query = this.#db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.clientId, orgId), eq(webhookEndpoints.id, id)));
-    const [row] = options.forUpdate ? await query.for('update') : await query;
-    return row;
-  }
-
-  async list(orgId: string, limit: number, before: Before): Promise<EndpointRow[]> {
-    const page = newestFirst(webhookEndpoints, orgId, before);
-    return this.#db.select().from(webhookEndpoints).where(page.where).orderBy(...page.orderBy).limit(limit);
-  }
-
-  async update(orgId: string, id: string, changes: Partial<NewEndpointRow>): Promise<EndpointRow | undefined> {
-    const [row] = await this.#db.update(webhookEndpoints).set({ ...changes, updatedAt: new Date() })
-      .where(and(eq(webhookEndpoints.clientId, orgId), eq(webhookEndpoints.id, id))).returning();
-    return row;
-  }
-
   async delete(orgId: string, id: string): Promise<EndpointRow | undefined> {
-    const [row] = await this.#db.delete(webhookEndpoints).where(and(eq(webhookEndpoints.clientId, orgId), eq(webhookEndpoints.id, id))).returning();
+    const [row] = await this.db.delete(webhookEndpoints).where(this.one(orgId, id)).returning();
     return row;
   }
 }

@@ -1,8 +1,10 @@
-import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import { orgKeyset } from '../../db/keyset.ts';
 import type { Executor } from '../../db/database.ts';
 import { memberships, organizations, users } from '../../db/schema/index.ts';
 import type { Role } from '../../core/permissions.ts';
+
+const BOOTSTRAP_LOCK = 7314002;
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
@@ -28,6 +30,11 @@ export class OrganizationRepository {
   async findOrganization(orgId: string): Promise<OrganizationRow | undefined> {
     const [org] = await this.#db.select().from(organizations).where(eq(organizations.id, orgId));
     return org;
+  }
+
+  /** Held to the end of the transaction: two servers starting together on an empty database bootstrap once. */
+  async lockBootstrap(): Promise<void> {
+    await this.#db.execute(sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`);
   }
 
   async countOrganizations(): Promise<number> {

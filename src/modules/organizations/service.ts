@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/database.ts';
 import type { Principal, RequestContext } from '../../core/context.ts';
 import { decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
@@ -60,8 +59,6 @@ export async function provisionOrganizationIn(tx: Executor, input: { name: strin
   return { organization_id: org.id, user_id: user.id, api_key: { key_id: view.key_id, key, role: 'admin' } };
 }
 
-const BOOTSTRAP_LOCK = 7314002;
-
 export class OrganizationService {
   readonly #db: Db;
   readonly #audit: Pick<AuditService, 'record'> | undefined;
@@ -83,8 +80,9 @@ export class OrganizationService {
    */
   async bootstrapIfEmpty(dataDir: string, adminEmail?: string): Promise<ProvisionedOrganization | null> {
     const created = await this.#db.transaction(async (tx) => {
-      await tx.execute(sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`);
-      if ((await new OrganizationRepository(tx).countOrganizations()) > 0) return null;
+      const repo = new OrganizationRepository(tx);
+      await repo.lockBootstrap();
+      if ((await repo.countOrganizations()) > 0) return null;
       return provisionOrganizationIn(tx, { name: 'Default', email: adminEmail ?? null });
     });
     if (created) {

@@ -1,11 +1,10 @@
 import type { Static } from 'typebox';
 import type { RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
-import type { ToolParameter } from '../../db/schema/index.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { CallService } from '../calls/service.ts';
 import { VOICE_CATEGORIES, type IntegrationService, type VoiceCategory } from '../integrations/service.ts';
-import type { ToolService } from '../tools/service.ts';
+import type { ToolParameter, ToolService } from '../tools/service.ts';
 import type { RuntimeCall, RuntimeToolResult } from './schemas.ts';
 
 type RuntimeCallView = Static<typeof RuntimeCall>;

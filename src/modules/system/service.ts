@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.ts';
 import { Errors } from '../../core/errors.ts';
+import { pingDatabase } from './health-queries.ts';
 
 /** What the service routes report about the process: whether the database answers. */
 export class SystemService {
@@ -10,7 +11,7 @@ export class SystemService {
 
   async checkReady(): Promise<void> {
     try {
-      await this.#database.pool.query('SELECT 1');
+      await pingDatabase(this.#database);
     } catch (err) {
       throw Errors.unavailable('The database is not reachable', { cause: err });
     }

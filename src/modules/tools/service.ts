@@ -2,13 +2,15 @@ import type { Static } from 'typebox';
 import { checkHostAddresses, DestinationRefusedError, type AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
 import type { Db } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import type { ToolParameter } from '../../db/schema/index.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { iso } from '../../core/schemas.ts';
-import { ToolRepository, type NewToolRow, type ToolRow } from './repository.ts';
+import { ToolRepository, type NewToolRow, type ToolParameter, type ToolRow } from './repository.ts';
+
+// A tool's parameters, for the modules that hand them on (the voice runtime's function schemas).
+export type { ToolParameter } from './repository.ts';
 import type { CreateToolBody, Tool, UpdateToolBody } from './schemas.ts';
 import { runWebhookTest, type ToolTestResult } from './webhook-test.ts';
 import type { AuditService } from '../audit/service.ts';

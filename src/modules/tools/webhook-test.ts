@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { safeRequest } from '../../adapters/http/safe-request.ts';
 import { DestinationRefusedError, type AllowedNetworks } from '../../adapters/http/outbound-addresses.ts';
-import type { ToolParameter } from '../../db/schema/index.ts';
 import { Errors } from '../../core/errors.ts';
-import type { ToolRow } from './repository.ts';
+import type { ToolParameter, ToolRow } from './repository.ts';
 
 export interface ToolTestResult {
   ok: boolean;

@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { TranscriptTurn } from '../../../db/schema/index.ts';
+import type { TranscriptTurn } from '../repository.ts';
 
 /** What the model is asked for, and what is kept of its answer once it validates. */
 export interface AnalysisAnswer {

@@ -6,7 +6,6 @@ import { Errors } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
 import type { Logger } from '../../../core/logger.ts';
 import { iso } from '../../../core/schemas.ts';
-import type { CallAnalysis } from '../../../db/schema/index.ts';
 import type { LanguageModel, LlmCompletion } from '../../../adapters/providers/analysis-llm.ts';
 import type { JobInfo } from '../../../jobs/job.ts';
 import type { JobQueue } from '../../../jobs/queue.ts';
@@ -22,7 +21,7 @@ import { analysisMessages, parseAnswer, retryMessages, type AnalysisAnswer } fro
 import type { AnalysisJobProgress, AnalyzeCallsBody } from './schemas.ts';
 import { callFiltersOf, type CallFilterInput } from '../call-filters.ts';
 import { listCallSummaries } from '../call-list.ts';
-import { CallRepository, type CallRow } from '../repository.ts';
+import { CallRepository, type CallAnalysis, type CallRow } from '../repository.ts';
 import { usageOf } from '../late-report.ts';
 import { isFinal, toCall } from '../views.ts';
 

@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { Database } from '../../../db/database.ts';
-import { BinaryCopyRows, copyBinary, type CopyRow } from '../../../db/copy-rows.ts';
+import { BinaryCopyRows, type CopyRow } from '../../../db/copy-rows.ts';
 import type { ExportFormat } from './schemas.ts';
-import { exportColumns, exportRowsQuery, type ExportRequest } from './lines.ts';
+import { copyExportRows, exportColumns, exportRowsPage, type ExportRequest } from './export-queries.ts';
 
-export type { ExportRequest } from './lines.ts';
+export type { ExportRequest } from './export-queries.ts';
 
 /** Rows read per query on the embedded database: one keyset page at a time. */
 export const EXPORT_PAGE = 500;
@@ -48,7 +48,7 @@ class Pieces {
 
 /**
  * The export's file in pieces, newest call first: the database formats each call's values as text
- * (lines.ts); csv-stringify writes each CSV record from them (RFC 4180: a header row, CRLF, a
+ * (export-queries.ts); csv-stringify writes each CSV record from them (RFC 4180: a header row, CRLF, a
  * field quoted when it holds a comma, a quote, a CR or a LF, quotes doubled, null empty); a JSON
  * line comes whole from the database (to_json). `counts.rows` counts the calls.
  *
@@ -72,7 +72,7 @@ export async function* exportLines(database: Pick<Database, 'kind' | 'pool'>, re
   if (format === 'csv') pieces.add(stringify([], { ...options, columns, header: true }));
   if (database.kind === 'server') {
     const rows = new BinaryCopyRows(format === 'csv' ? columns.length : 1);
-    for await (const chunk of copyBinary(database.pool, exportRowsQuery(request, format))) {
+    for await (const chunk of copyExportRows(database.pool, request, format)) {
       rows.write(chunk, add);
       counts.rows = rows.rows;
       yield* pieces.take();
@@ -81,8 +81,7 @@ export async function* exportLines(database: Pick<Database, 'kind' | 'pool'>, re
   } else {
     let after: { at: string; id: string } | undefined;
     for (;;) {
-      const query = exportRowsQuery(request, format, { limit: page, after });
-      const { rows } = await database.pool.query<CopyRow>({ text: query.text, values: query.values, rowMode: 'array' });
+      const rows = await exportRowsPage(database.pool, request, format, { limit: page, after });
       for (const row of rows) add(row.slice(0, -2)); // without the keyset's `at` and call_sid
       counts.rows += rows.length;
       yield* pieces.take(true);

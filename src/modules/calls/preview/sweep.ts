@@ -1,9 +1,8 @@
-import { sql } from 'drizzle-orm';
 import { Type } from 'typebox';
 import type { Db } from '../../../db/database.ts';
 import { defineJob, jobUnit, type JobUnit } from '../../../jobs/job.ts';
 import type { CallService } from '../service.ts';
-import { PREVIEW_TO_NUMBER } from './sessions.ts';
+import { lostPreviewCalls } from './preview-queries.ts';
 
 /**
  * Preview calls whose browser or runtime is gone (extensions.md §10: "a preview call whose runtime
@@ -35,19 +34,15 @@ export class PreviewCallSweeper {
 
   /** Ends the lost preview calls as of `now` (of one organization when given); the sids it ended. */
   async sweep(now = new Date(), onlyOrgId?: string): Promise<string[]> {
-    const queuedBefore = new Date(now.getTime() - PREVIEW_UNCONNECTED_SECONDS * 1000);
-    const silentSince = new Date(now.getTime() - PREVIEW_SILENT_SECONDS * 1000);
-    // Across organizations, as the campaign sweep: the partial index of active calls keeps this small.
-    const lost = (tx: Pick<Db, 'execute'>, orgId?: string, callSid?: string) => tx.execute<{ client_id: string; call_sid: string; status: string }>(sql`
-      SELECT client_id, call_sid, status FROM calls
-      WHERE status IN ('queued', 'in_progress') AND call_type = 'preview' AND to_number = ${PREVIEW_TO_NUMBER}
-        AND ((status = 'queued' AND created_at < ${queuedBefore}) OR (status = 'in_progress' AND updated_at < ${silentSince}))
-        ${orgId ? sql`AND client_id = ${orgId}` : sql``} ${callSid ? sql`AND call_sid = ${callSid} FOR UPDATE` : sql``}`);
+    const since = {
+      queuedBefore: new Date(now.getTime() - PREVIEW_UNCONNECTED_SECONDS * 1000),
+      silentSince: new Date(now.getTime() - PREVIEW_SILENT_SECONDS * 1000),
+    };
     const ended: string[] = [];
-    for (const candidate of (await lost(this.#db, onlyOrgId)).rows) {
+    for (const candidate of await lostPreviewCalls(this.#db, since, onlyOrgId)) {
       const done = await this.#db.transaction(async (tx) => {
         // Still lost once locked: a report that came meanwhile keeps the call alive.
-        const [row] = (await lost(tx, candidate.client_id, candidate.call_sid)).rows;
+        const [row] = await lostPreviewCalls(tx, since, candidate.client_id, candidate.call_sid);
         if (!row) return false;
         const message = row.status === 'queued'
           ? `No browser connected to the preview call within ${PREVIEW_UNCONNECTED_SECONDS} s`

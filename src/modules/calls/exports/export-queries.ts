@@ -1,3 +1,5 @@
+import type pg from 'pg';
+import { copyBinary, type CopyRow } from '../../../db/copy-rows.ts';
 import { SUMMARY_COLUMNS, bestTurn, wantedWords } from '../call-list.ts';
 import { filterSql, searchQuery, type CallFilters } from '../call-filters.ts';
 import { SNIPPET_LEAD, SNIPPET_MAX } from '../snippet.ts';
@@ -114,7 +116,7 @@ export const SNIPPET_TEXT = `CASE WHEN c.marked IS NULL OR c.marked = '' THEN ''
         THEN s2.start0 + length(substring(substr(s1.plain, s2.start0, s1.match_at - s2.start0) from '^[^${JS_SPACE_CLASS}]*'))
         ELSE s2.start0 END, ${SNIPPET_MAX})`)} END`;
 
-export interface RowsQuery {
+interface RowsQuery {
   text: string;
   values: unknown[];
 }
@@ -125,7 +127,7 @@ export interface RowsQuery {
  * `at` (created_at as text, to the microsecond) and `call_sid` for the next page's keyset (`$n`
  * parameters for the limit and, with `after`, the last row's `at` and call_sid).
  */
-export function exportRowsQuery(request: ExportRequest, format: ExportFormat, page?: { limit: number; after?: { at: string; id: string } }): RowsQuery {
+function exportRowsQuery(request: ExportRequest, format: ExportFormat, page?: { limit: number; after?: { at: string; id: string } }): RowsQuery {
   const { where, values } = filterSql(request.orgId, request.filters);
   const conditions = [where];
   if (page?.after) {
@@ -161,4 +163,16 @@ export function exportRowsQuery(request: ExportRequest, format: ExportFormat, pa
       ${q !== undefined ? SNIPPET_STEPS : ''} ORDER BY c.at DESC, c.call_sid DESC OFFSET 0) v
     ORDER BY v.at DESC, v.call_sid DESC`;
   return { text, values };
+}
+
+/** The export's rows in one `COPY … TO STDOUT (FORMAT binary)` (one query, one snapshot), as the socket delivers them (PostgreSQL). */
+export function copyExportRows(pool: pg.Pool, request: ExportRequest, format: ExportFormat): AsyncGenerator<Buffer> {
+  return copyBinary(pool, exportRowsQuery(request, format));
+}
+
+/** One keyset page of the export's rows as arrays of text, each followed by its `at` and call_sid (the embedded database). */
+export async function exportRowsPage(pool: pg.Pool, request: ExportRequest, format: ExportFormat, page: { limit: number; after?: { at: string; id: string } }): Promise<CopyRow[]> {
+  const query = exportRowsQuery(request, format, page);
+  const { rows } = await pool.query<CopyRow>({ text: query.text, values: query.values, rowMode: 'array' });
+  return rows;
 }

@@ -1,8 +1,49 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.ts';
-import { sql } from 'drizzle-orm';
+import { callRollups } from '../../db/schema/index.ts';
 import { GRAINS_MS } from './usage-periods.ts';
 import { binOf, durationBin, LATENCY_SCALE } from './usage-histogram.ts';
-import { floorTo } from './rollups.ts';
+import { ALL_AGENTS, floorTo, GRAINS } from './rollups.ts';
+
+/**
+ * What a call that ended adds to the two rollups, in the caller's transaction (the call's final
+ * report): call_rollups (the daily series) and call_usage_rollups (usage analytics). With `sign` -1
+ * each takes back what adding the same call put there (a late report replaces it).
+ */
+
+/** A finished call as the daily series count it. */
+export interface EndedCall {
+  agentId: string;
+  /** When it started (its creation when it never connected): the bucket it counts in. */
+  at: Date;
+  cost: number;
+  durationSeconds: number;
+}
+
+/** Adds the call to its agent's and the organization's rollups, per minute, quarter hour and hour. */
+export async function addCallToRollups(db: Executor, orgId: string, call: EndedCall, sign: 1 | -1 = 1): Promise<void> {
+  const rows = [];
+  for (const agentId of [call.agentId, ALL_AGENTS]) {
+    for (const [grain, step] of Object.entries(GRAINS)) {
+      rows.push({ clientId: orgId, agentId, grain, bucket: floorTo(call.at, step), calls: sign, costCredits: sign * call.cost, durationSeconds: sign * call.durationSeconds });
+    }
+  }
+  await db
+    .insert(callRollups)
+    .values(rows)
+    .onConflictDoUpdate({
+      target: [callRollups.clientId, callRollups.agentId, callRollups.grain, callRollups.bucket],
+      set: {
+        calls: sql`${callRollups.calls} + excluded.calls`,
+        costCredits: sql`${callRollups.costCredits} + excluded.cost_credits`,
+        durationSeconds: sql`${callRollups.durationSeconds} + excluded.duration_seconds`,
+      },
+    });
+  if (sign < 0) {
+    const buckets = Object.values(GRAINS).map((step) => floorTo(call.at, step));
+    await db.delete(callRollups).where(and(eq(callRollups.clientId, orgId), eq(callRollups.calls, 0), inArray(callRollups.bucket, buckets)));
+  }
+}
 
 /** A call that ended, as usage analytics count it. */
 export interface UsageCall {

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { openDatabase, runMigrations } from '../src/db/database.ts';
 import { Authenticator } from '../src/core/auth/authenticator.ts';
 import { TokenVerifier } from '../src/core/auth/tokens.ts';
-import { ApiKeyCredentials } from '../src/modules/api-keys/credentials.ts';
+import { ApiKeyCredentials } from '../src/modules/api-keys/credential-queries.ts';
 import { UserAccounts } from '../src/modules/organizations/user-accounts.ts';
 import { loadConfig } from '../src/config.ts';
 import { provisionOrganization } from '../src/modules/organizations/service.ts';

@@ -18,8 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { hashApiKey } from '../src/core/auth/api-key-secret.ts';
-import { ApiKeyCredentials } from '../src/modules/api-keys/credentials.ts';
-import { listCallSummaries } from '../src/modules/calls/call-list.ts';
+import { ApiKeyCredentials } from '../src/modules/api-keys/credential-queries.ts';
+import { listCallSummaries } from '../src/modules/calls/call-list-queries.ts';
 import { cpuSince, cpuSnapshot, load, loadAverage, machine, percentilesUs, settle, startChild, writeResult, type ChildServer, type LoadResult } from './lib.ts';
 import { benchDatabase, seededCalls } from './seed.ts';
 

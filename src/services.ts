@@ -18,7 +18,7 @@ import { JOB_DEFINITIONS } from './jobs/definitions.ts';
 import type { JobUnit } from './jobs/job.ts';
 import { AgentService } from './modules/agents/service.ts';
 import { AnalyticsService } from './modules/analytics/service.ts';
-import { ApiKeyCredentials } from './modules/api-keys/credentials.ts';
+import { ApiKeyCredentials } from './modules/api-keys/credential-queries.ts';
 import { ApiKeyService } from './modules/api-keys/service.ts';
 import { CachedKeyLookup, CredentialCache } from './modules/api-keys/credential-cache.ts';
 import { LocalRevocations, SharedRevocations, type Revocations } from './modules/api-keys/revocations.ts';

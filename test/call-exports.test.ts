@@ -9,7 +9,7 @@ import { toneWav } from '../src/modules/calls/recordings/audio.ts';
 import { RecordingLinks } from '../src/modules/calls/recordings/links.ts';
 import { CallExportService } from '../src/modules/calls/exports/service.ts';
 import { exportLines } from '../src/modules/calls/exports/writer.ts';
-import { callFiltersOf } from '../src/modules/calls/call-filters.ts';
+import { callFiltersOf } from '../src/modules/calls/call-filter-queries.ts';
 import type { RequestContext } from '../src/core/context.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { TEST_ENCRYPTION_KEY, testConfig, testEnv } from './helpers/env.ts';

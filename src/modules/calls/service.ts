@@ -13,8 +13,8 @@ import { CONCURRENCY_RETRY_AFTER_SECONDS, type LimitsService } from '../limits/s
 import type { EventOutbox } from '../../platform/outbox.ts';
 import type { AuditService } from '../audit/service.ts';
 import { CallRepository, type CallRow, type NewCallRow } from './repository.ts';
-import { callFiltersOf } from './call-filters.ts';
-import { listCallSummaries } from './call-list.ts';
+import { callFiltersOf } from './call-filter-queries.ts';
+import { listCallSummaries } from './call-list-queries.ts';
 import type { CallStatus } from '../../core/call-enums.ts';
 import { METADATA_MAX_BYTES, type Call, type CallSummary, type CreateCallBody, type ListCallsQuery, type UpdateCallBody } from './schemas.ts';
 import { isFinal, statusStage, toCall } from './views.ts';

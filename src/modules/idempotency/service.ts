@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
 import { InFlightBatcher } from '../../core/in-flight-batcher.ts';
 import type { Send } from '../../db/held-commit.ts';
+import { IdempotencyKeyQueries, type ClaimTimes } from './key-queries.ts';
 import { Errors } from '../../core/errors.ts';
 import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore, KeptResponse } from '../../core/http/idempotency.ts';
 
@@ -17,74 +18,11 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_LEASE_MS = 15_000;
 const IDEMPOTENCY_RENEW_MS = 5_000;
 
-/**
- * One batch of key operations (InFlightBatcher), as one statement: the responses of requests that
- * finished are kept, each only while its request still holds the key; and keys are claimed, each
- * taken when it is free, expired, or held past its lease by a request that never settled.
- * Concurrent claims of one key are serialized by its primary key, so exactly one acquires it. The
- * two parts never touch one row (a claim of a key being completed in the batch is not sent), and
- * rows go in key order.
- */
-const KEY_OPERATIONS = `
-  WITH completed AS (
-    UPDATE idempotency_keys AS k
-       SET status = 'completed', response_status = v.s, response_content_type = v.ct, response_body = v.b
-      FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[]) AS v(c, cr, ky, l, s, ct, b)
-     WHERE k.client_id = v.c AND k.credential_id = v.cr AND k.key = v.ky AND k.lock_id = v.l AND k.status IN ('running', 'committed')
-  )
-  INSERT INTO idempotency_keys AS k (client_id, credential_id, key, fingerprint, status, lock_id, locked_at, created_at, expires_at)
-  SELECT c, cr, ky, f, 'running', l, $6, $6, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS v(c, cr, ky, f, l)
-  ON CONFLICT (client_id, credential_id, key) DO UPDATE
-     SET fingerprint = excluded.fingerprint, status = 'running', lock_id = excluded.lock_id, locked_at = excluded.locked_at,
-         created_at = excluded.created_at, expires_at = excluded.expires_at,
-         response_status = NULL, response_content_type = NULL, response_body = NULL
-   WHERE k.expires_at <= excluded.locked_at OR (k.status = 'running' AND k.locked_at <= $8)
-  RETURNING lock_id`;
 
-/**
- * KEY_OPERATIONS for a batch of one claim, the usual case below saturation: the same rule on one row
- * without the arrays and the empty completion part, which cost PostgreSQL twice the CPU (about 460
- * against 230 µs a claim on one backend, its /proc CPU over 3 × 3,000 claims; Node 250 against 170 µs).
- */
-const CLAIM_ONE = `
-  INSERT INTO idempotency_keys AS k (client_id, credential_id, key, fingerprint, status, lock_id, locked_at, created_at, expires_at)
-  VALUES ($1, $2, $3, $4, 'running', $5, $6, $6, $7)
-  ON CONFLICT (client_id, credential_id, key) DO UPDATE
-     SET fingerprint = excluded.fingerprint, status = 'running', lock_id = excluded.lock_id, locked_at = excluded.locked_at,
-         created_at = excluded.created_at, expires_at = excluded.expires_at,
-         response_status = NULL, response_content_type = NULL, response_body = NULL
-   WHERE k.expires_at <= excluded.locked_at OR (k.status = 'running' AND k.locked_at <= $8)
-  RETURNING lock_id`;
 
-/**
- * In the change's transaction, before its COMMIT: the key is `completed` with its response, or, when
- * the response is not known yet, `committed` (kept after the fact). Only while this request still
- * holds the key: no row means it was taken over, and the change must roll back.
- */
-const SEAL = `
-  UPDATE idempotency_keys
-     SET status = CASE WHEN $5::int IS NULL THEN 'committed' ELSE 'completed' END,
-         response_status = $5, response_content_type = $6, response_body = $7
-   WHERE client_id = $1 AND credential_id = $2 AND key = $3 AND lock_id = $4 AND status IN ('running', 'committed')
-  RETURNING 1 AS sealed`;
 
-/** The lease of keys whose requests still run (see IDEMPOTENCY_LEASE_MS). */
-const RENEW = `
-  UPDATE idempotency_keys AS k SET locked_at = $5
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS v(c, cr, ky, l)
-   WHERE k.client_id = v.c AND k.credential_id = v.cr AND k.key = v.ky AND k.lock_id = v.l AND k.status = 'running'`;
 
-const EXISTING = `
-  SELECT fingerprint, status, response_status, response_content_type, response_body
-    FROM idempotency_keys WHERE client_id = $1 AND credential_id = $2 AND key = $3`;
 
-interface ExistingRow {
-  fingerprint: string;
-  status: string;
-  response_status: number | null;
-  response_content_type: string | null;
-  response_body: string | null;
-}
 
 type KeyOperation =
   | { kind: 'claim'; scope: IdempotencyScope; fingerprint: string; lockId: string }
@@ -106,14 +44,14 @@ function inKeyOrder<T extends KeyOperation>(operations: T[]): Array<{ key: strin
  * (durably) before it is sent.
  */
 export class IdempotencyService implements IdempotencyStore {
-  readonly #database: Pick<Database, 'prepared'>;
+  readonly #keys: IdempotencyKeyQueries;
   readonly #now: () => Date;
   readonly #operations = new InFlightBatcher<KeyOperation, boolean>((operations) => this.#run(operations));
   /** The keys this process's requests hold, by lock id, whose lease it renews. */
   readonly #held = new Map<string, IdempotencyScope>();
   #renewal: NodeJS.Timeout | undefined;
   constructor(deps: { database: Pick<Database, 'prepared'>; now?: () => Date }) {
-    this.#database = deps.database;
+    this.#keys = new IdempotencyKeyQueries(deps.database);
     this.#now = deps.now ?? (() => new Date());
   }
 
@@ -133,13 +71,10 @@ export class IdempotencyService implements IdempotencyStore {
   async #renew(): Promise<void> {
     const held = [...this.#held];
     if (!held.length) return;
-    await this.#database.prepared('idempotency_renew', RENEW, [
-      held.map(([, s]) => s.orgId), held.map(([, s]) => s.credentialId), held.map(([, s]) => s.key), held.map(([l]) => l), this.#now(),
-    ]).catch(() => {}); // a missed renewal is retried at the next tick; the lease is three ticks
+    await this.#keys.renew(held, this.#now()).catch(() => {}); // a missed renewal is retried at the next tick; the lease is three ticks
   }
 
   async claim(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaim> {
-    const id = [scope.orgId, scope.credentialId, scope.key];
     // A key released between the failed insert and the read is free again: try once more.
     for (let attempt = 0; attempt < 3; attempt++) {
       // randomUUID draws from a cached pool of entropy; randomBytes asks the system every call.
@@ -148,7 +83,7 @@ export class IdempotencyService implements IdempotencyStore {
         this.#hold(scope, lockId);
         return { kind: 'acquired', lockId };
       }
-      const [row] = await this.#database.prepared<ExistingRow>('idempotency_existing', EXISTING, id);
+      const row = await this.#keys.existing(scope);
       if (!row) continue;
       if (row.fingerprint !== fingerprint) return { kind: 'reused' };
       if (row.status !== 'completed') return { kind: 'in_use' };
@@ -163,10 +98,7 @@ export class IdempotencyService implements IdempotencyStore {
   }
 
   async seal(send: Send, scope: IdempotencyScope, lockId: string, response: KeptResponse | undefined): Promise<void> {
-    const rows = await send('idempotency_seal', SEAL, [
-      scope.orgId, scope.credentialId, scope.key, lockId, response?.status ?? null, response?.contentType ?? null, response?.body ?? null,
-    ]);
-    if (!rows.length) {
+    if (!(await this.#keys.seal(send, scope, lockId, response))) {
       throw Errors.conflict('idempotency_key_in_use', 'A retry with this Idempotency-Key took it over while this request ran; this request changed nothing');
     }
     if (response) this.#let(lockId);
@@ -179,7 +111,7 @@ export class IdempotencyService implements IdempotencyStore {
    */
   async #run(operations: KeyOperation[]): Promise<boolean[]> {
     const [only] = operations;
-    if (operations.length === 1 && only!.kind === 'claim') return [await this.#claimOne(only!)];
+    if (operations.length === 1 && only!.kind === 'claim') return [await this.#keys.claimOne(only, this.#times())];
     const keyed = inKeyOrder(operations.filter((o) => o.kind === 'complete'));
     const completions = keyed.map((c) => c.op);
     const busy = new Set(keyed.map((c) => c.key));
@@ -189,39 +121,22 @@ export class IdempotencyService implements IdempotencyStore {
       busy.add(key);
       claims.push(op);
     }
-    const now = this.#now();
-    const taken = await this.#database.prepared<{ lock_id: string }>('idempotency_operations', KEY_OPERATIONS, [
-      claims.map((c) => c.scope.orgId), claims.map((c) => c.scope.credentialId), claims.map((c) => c.scope.key),
-      claims.map((c) => c.fingerprint), claims.map((c) => c.lockId),
-      now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS), new Date(now.getTime() - IDEMPOTENCY_LEASE_MS),
-      completions.map((c) => c.scope.orgId), completions.map((c) => c.scope.credentialId), completions.map((c) => c.scope.key),
-      completions.map((c) => c.lockId), completions.map((c) => c.response.status), completions.map((c) => c.response.contentType),
-      completions.map((c) => c.response.body),
-    ]);
-    const acquired = new Set(taken.map((r) => r.lock_id));
+    const acquired = await this.#keys.operations(claims, completions, this.#times());
     return operations.map((o) => o.kind === 'complete' || acquired.has(o.lockId));
   }
 
-  async #claimOne(claim: Extract<KeyOperation, { kind: 'claim' }>): Promise<boolean> {
+  #times(): ClaimTimes {
     const now = this.#now();
-    const taken = await this.#database.prepared('idempotency_claim_one', CLAIM_ONE, [
-      claim.scope.orgId, claim.scope.credentialId, claim.scope.key, claim.fingerprint, claim.lockId,
-      now, new Date(now.getTime() + IDEMPOTENCY_TTL_MS), new Date(now.getTime() - IDEMPOTENCY_LEASE_MS),
-    ]);
-    return taken.length === 1;
+    return { now, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS), leaseLapsedBefore: new Date(now.getTime() - IDEMPOTENCY_LEASE_MS) };
   }
 
   async release(scope: IdempotencyScope, lockId: string): Promise<void> {
     this.#let(lockId);
-    await this.#database.prepared('idempotency_release',
-      'DELETE FROM idempotency_keys WHERE client_id = $1 AND credential_id = $2 AND key = $3 AND lock_id = $4',
-      [scope.orgId, scope.credentialId, scope.key, lockId]);
+    await this.#keys.release(scope, lockId);
   }
 
   /** The cleanup job: keys past their 24 hours. Returns how many were deleted. */
   async deleteExpired(now: Date = this.#now()): Promise<number> {
-    const rows = await this.#database.prepared<{ n: number }>('idempotency_cleanup',
-      'WITH gone AS (DELETE FROM idempotency_keys WHERE expires_at <= $1 RETURNING 1) SELECT count(*)::int AS n FROM gone', [now]);
-    return rows[0]?.n ?? 0;
+    return this.#keys.deleteExpired(now);
   }
 }

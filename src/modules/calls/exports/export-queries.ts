@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { copyBinary, type CopyRow } from '../../../db/copy-rows.ts';
-import { SUMMARY_COLUMNS, bestTurn, wantedWords } from '../call-list.ts';
-import { filterSql, searchQuery, type CallFilters } from '../call-filters.ts';
+import { SUMMARY_COLUMNS, bestTurn, wantedWords } from '../call-list-queries.ts';
+import { filterSql, searchQuery, type CallFilters } from '../call-filter-queries.ts';
 import { SNIPPET_LEAD, SNIPPET_MAX } from '../snippet.ts';
 import type { ExportFormat } from './schemas.ts';
 

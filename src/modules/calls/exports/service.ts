@@ -11,7 +11,7 @@ import type { ObjectStore } from '../../../adapters/storage/object-store.ts';
 import { defineJob, jobUnit, type JobInfo, type JobUnit } from '../../../jobs/job.ts';
 import type { JobQueue } from '../../../jobs/queue.ts';
 import type { AuditService } from '../../audit/service.ts';
-import { callFiltersOf, type CallFilterInput } from '../call-filters.ts';
+import { callFiltersOf, type CallFilterInput } from '../call-filter-queries.ts';
 import { CallExportRepository, type CallExportRow } from './repository.ts';
 import type { CallExport, CreateCallExportBody, ExportFormat } from './schemas.ts';
 import { EXPORT_CONTENT_TYPES, exportStream } from './writer.ts';

@@ -5,7 +5,7 @@ import { ISO_TIMESTAMPS, utcTimestamp } from '../../db/utc-timestamps.ts';
 import type { CallSummary } from './schemas.ts';
 
 type CallSummaryView = Static<typeof CallSummary>;
-import { filterSql, searchQuery, type CallFilters } from './call-filters.ts';
+import { filterSql, searchQuery, type CallFilters } from './call-filter-queries.ts';
 import { snippetOf } from './snippet.ts';
 
 

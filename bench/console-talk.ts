@@ -50,8 +50,6 @@ import { CHROMIUM } from '../test/helpers/browser.ts';
 
 export const TALK_DELAYS = { stt_final_ms: 150, llm_first_token_ms: 250, tts_first_byte_ms: 120 };
 const KEY = 'bench-standin-key';
-/** The scheduling priority of this process (the stand-ins) and of the browser it launches; the server stays at 0. */
-const TALK_PRIORITY = Number(process.env.BENCH_STANDIN_NICE ?? -10);
 const RATE = 16000;
 const STEP = RATE / 100; // 10 ms, as the stand-in's speech activity measures
 const QUESTIONS = ['What time do you open on Saturday?', 'Can I book a table for four people?', 'Do you have parking near the restaurant?', 'When do you open?'];
@@ -129,10 +127,6 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
   // The TTS stand-in synthesizes a text before its 120 ms: synthesized here first (its cache), eSpeak's
   // time is not counted as the platform's. The runtime asks ElevenLabs for pcm_16000 on a browser leg.
   for (const text of ['Hello, this is Acme.', ...ANSWERS.slice(0, turns)]) await synthesizeSpeech(text, RATE);
-  // As in bench/runtime.ts: the stand-ins (this process) and the caller (Chromium, launched from here)
-  // run ahead of the server in the scheduler, so the fixed delays stay fixed when the two cores are
-  // contended and what contention there is falls on the platform, not on its providers' stand-ins.
-  os.setPriority(TALK_PRIORITY);
   const stt = await new DeepgramStandin({ key: KEY, sttFinalMs: TALK_DELAYS.stt_final_ms }).start();
   const llm = await new OpenAiStandin({ key: KEY, firstTokenMs: TALK_DELAYS.llm_first_token_ms, gapMs: 0 }).start();
   const tts = await new ElevenLabsStandin({ key: KEY, firstByteMs: TALK_DELAYS.tts_first_byte_ms, chunkMs: 100 }).start();
@@ -254,7 +248,6 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
   const overheads = samples.map((s) => s.overhead_ms);
   return {
     what: 'end of the fake microphone\'s speech → first agent audio played by the page (jitter buffer), on the page\'s audio clock, minus the fixed delays (see bench/console-talk.ts)',
-    scheduling: `stand-ins and Chromium at nice ${TALK_PRIORITY}, the server at 0`,
     stand_in_delays_ms: TALK_DELAYS,
     questions: QUESTIONS.slice(0, turns),
     question_speech_ms: spans.map((span) => (span.end - span.start) / (RATE / 1000)),

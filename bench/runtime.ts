@@ -31,7 +31,6 @@
  * when that silence exceeds 40 ms.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import os from 'node:os';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -45,8 +44,6 @@ const GREETING = 'Hello, this is Acme. How can I help you today?';
 const PHRASES = ['What time do you open on Saturday?', 'Can I book a table for four people?', 'Do you have parking near the restaurant?'];
 const ANSWER = 'We are open from nine in the morning until six in the evening on most days. Is there anything else I can help you with today?';
 const TURNS = PHRASES.length;
-/** The scheduling priority of the stand-ins' and the callers' processes (the runtime's stays 0); needs root or CAP_SYS_NICE. */
-const STANDIN_PRIORITY = Number(process.env.BENCH_STANDIN_NICE ?? -10);
 
 
 /** The runtime alone, as `switchboard runtime` runs it; answers stats requests over IPC. */
@@ -262,16 +259,9 @@ async function main() {
   const silence = Buffer.alloc(160, 0xff).toString('base64');
 
   const standins = await start('serve-standins', {});
-  // The stand-ins and the callers run ahead of the runtime in the scheduler (nice −10): on two shared
-  // cores, 50 calls' turns coinciding made the stand-ins' single process answer late (LLM first token
-  // 275–312 ms against 250), and that lateness was counted as the runtime's overhead. Raised, their
-  // delays stay what they are configured to be, and what contention there is falls on the runtime.
-  os.setPriority(standins.child.pid!, STANDIN_PRIORITY);
-  os.setPriority(STANDIN_PRIORITY);
   // BENCH_CPU_PROF=dir: the runtime process writes a V8 CPU profile there when it exits (its hot path).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const runtime = await start('serve-runtime', { BENCH_API_URL: standins.url }, ['--expose-gc', ...profile]);
-  os.setPriority(runtime.child.pid!, 0); // forked after this process was raised: back to the default
   type Stats = { cpuMs: number; rss: number; peakRss: number; active: number };
   type Report = { status: string; end_reason: string; duration_seconds: number; transcript: Array<{ role: string; latency?: { stt_ms: number; llm_first_token_ms: number; tts_first_byte_ms: number; total_ms: number } }> };
   const finals = new Map<string, (report: Report) => void>();
@@ -408,8 +398,7 @@ async function main() {
   const at = (calls: number) => summary.find((s) => s.calls === calls);
   const result = {
     ...info, load_after: loadAverage(),
-    note: 'load averages before and after are recorded; CPU per call-second is the runtime process\'s own (process.cpuUsage), the least sensitive to other work on the machine',
-    scheduling: `stand-ins and callers at nice ${STANDIN_PRIORITY}, the runtime at 0: the stand-ins keep their configured delays under contention, which falls on the runtime`,
+    note: 'a 2-core machine shared with other engineers\' builds and tests while this ran: see the load averages; CPU per call-second is the runtime process\'s own (process.cpuUsage), the least sensitive to the sharing',
     rounds: ROUNDS, turns_per_call: TURNS, delays: DELAYS,
     overhead_definition: 'total_ms (the engine decides the caller\'s turn is over → first agent audio frame handed to the transport) − 250 (LLM) − 120 (TTS) − 150 when the STT\'s final was asked for inside the window (stt_ms ≥ 150); total_minus_520 subtracts all three regardless',
     gap_definition: 'outbound media frames that reached the carrier client more than 40 ms after the audio before them had finished playing (real-time playout from the utterance\'s first frame, the runtime keeping up to 1 s ahead), inside an agent turn',

@@ -1,8 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { openPGlite } from './pglite-engine.ts';
 import { fixSocketQueue } from './socket-queue.ts';
 
 /**
@@ -20,7 +18,7 @@ const options = workerData as EmbeddedThreadOptions;
 const port = parentPort!;
 
 try {
-  const db = await PGlite.create({ dataDir: options.pgData, extensions: { vector, pg_trgm } });
+  const db = await openPGlite(options.pgData);
   const server = new PGLiteSocketServer({ db, path: options.socketFile, maxConnections: options.maxConnections });
   fixSocketQueue(server);
   await server.start();

@@ -12,6 +12,7 @@ import { registerBodyWatchdog, serverTimeoutOptions } from './core/http/timeouts
 import { createRequestLimiter } from './core/http/rate-limit.ts';
 import { registerInputGuards } from './core/http/input-guards.ts';
 import { requestValidatorFactory } from './core/http/request-validation.ts';
+import { responseSerializerFactory } from './core/http/response-serialization.ts';
 import { registerIdempotency } from './core/http/idempotency.ts';
 import { registerHttpMetrics } from './core/http/metrics.ts';
 import { registerCompression } from './core/http/compression.ts';
@@ -86,6 +87,8 @@ export interface BuildAppOptions {
   closeServices?: boolean;
   /** Runs before the routes are registered (the tests check every answer against the OpenAPI document). */
   instrument?: (app: FastifyInstance) => void;
+  /** Compiles every route's validators and serializers while the app is built, not on first use (a test proves they all compile). */
+  compileSchemasAtBuild?: boolean;
 }
 
 export async function buildApp(
@@ -101,8 +104,12 @@ export async function buildApp(
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : requestIds();
     },
     // Unknown body fields are refused (400), not silently dropped; JSON bodies are not coerced; at
-    // most 20 failing fields are reported (src/core/http/request-validation.ts).
-    schemaController: { compilersFactory: { buildValidator: requestValidatorFactory() } },
+    // most 20 failing fields are reported (src/core/http/request-validation.ts). Validators and
+    // response serializers are compiled on their route's first use (response-serialization.ts).
+    schemaController: { compilersFactory: {
+      buildValidator: requestValidatorFactory({ eager: options.compileSchemasAtBuild }),
+      buildSerializer: responseSerializerFactory({ eager: options.compileSchemasAtBuild }),
+    } },
     forceCloseConnections: 'idle',
     // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (request.ip).
     ...(services.config.trustProxy.length ? { trustProxy: services.config.trustProxy } : {}),

@@ -5,6 +5,7 @@ import { DataDirLockedError } from './db/lock.ts';
 import { buildServices } from './services.ts';
 import { startWorkers } from './jobs/workers.ts';
 import { startMetricsServer } from './core/http/metrics.ts';
+import { quietWhenNothingServed, releaseMemoryWhenIdle } from './idle-memory.ts';
 
 /** Process entry: config, database, migrations, services, first-run bootstrap, listen, graceful shutdown. */
 async function main(): Promise<void> {
@@ -59,6 +60,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  // Start-up's garbage, and what a burst of requests grew the heap to, go back to the system once
+  // nothing is served (src/idle-memory.ts).
+  const mb = (bytes: number) => Math.round(bytes / 1048576);
+  releaseMemoryWhenIdle({
+    isQuiet: quietWhenNothingServed(app.server, () => (app.runtimeCalls?.active ?? 0) > 0),
+    onRelease: (before, after) => app.log.debug(`memory: ${mb(before)} MB resident → ${mb(after)} MB after a quiet interval`),
+  });
   process.stdout.write(`Switchboard console: ${config.publicBaseUrl}/  (API under ${config.publicBaseUrl}/api, reference at /api/docs)\n`);
   if (config.metrics.port !== undefined) {
     await startMetricsServer(services.metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token });

@@ -1,8 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { openPGlite } from './pglite-engine.ts';
 import { fixSocketQueue } from './socket-queue.ts';
 
 /**
@@ -21,7 +19,7 @@ const options = workerData as EmbeddedThreadOptions;
 const port = parentPort!;
 
 try {
-  const db = await PGlite.create({ dataDir: options.pgData, extensions: { vector, pg_trgm } });
+  const db = await openPGlite(options.pgData);
   // Node's net.Server closes a connection over `maxConnections` silently, before pglite-socket sees
   // it: the client's first write fails with EPIPE. A pool's idle connections closing while new ones
   // open, the job queue's own pool and a second process on the socket (the CLI, a test's child

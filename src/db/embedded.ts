@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { acquireLock, lockHolder } from './lock.ts';
 import type { EmbeddedThreadOptions } from './embedded-thread.ts';
@@ -54,6 +56,7 @@ export async function startEmbedded(options: {
   }
   try {
     fs.rmSync(socketFile, { force: true }); // left by a process that died; we hold the lock now
+    if (pgData && !fs.existsSync(path.join(pgData, 'PG_VERSION'))) await initializeInChildProcess(pgData);
     const thread = await startEngineThread({ pgData, socketFile });
     // When asked, the engine's thread alone never keeps the process alive (tests).
     if (options.unref) thread.unref();
@@ -69,6 +72,22 @@ export async function startEmbedded(options: {
     release();
     throw err;
   }
+}
+
+/**
+ * Runs initdb for a new data directory in a short-lived process (embedded-init.ts), so what it
+ * allocates goes back to the system when that process exits instead of staying in the server's.
+ */
+async function initializeInChildProcess(pgData: string): Promise<void> {
+  const script = fileURLToPath(new URL('./embedded-init.ts', import.meta.url));
+  const child = spawn(process.execPath, [script, pgData], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`The embedded database could not be initialized in ${pgData} (exit ${code}): ${stderr.trim()}`);
 }
 
 type EngineMessage = { type: 'ready' | 'failed' | 'stopped'; error?: string };

@@ -14,6 +14,12 @@ import type { FastifyServerOptions } from 'fastify';
  * Each schema is compiled twice: a validator that stops at the first failure (the one valid requests
  * pay for, and the one that meets a size limit first, because Ajv checks an array's size before its
  * items), and one that lists every failure, run only when the first failed on something else.
+ *
+ * Both are compiled on their route's first request, not at start-up: compiling every route's
+ * schemas held about 15 MB of generated code in the idle server, most of it for routes a given
+ * process never serves (bench/memory.ts). A schema Ajv cannot compile therefore fails its route's
+ * first request (500) instead of the start; test/schemas-compile.test.ts builds the app with every
+ * schema compiled at once (`eager`) to prove they all compile.
  */
 export const MAX_REPORTED_ERRORS = 20;
 
@@ -31,9 +37,11 @@ type ValidatorFactory = NonNullable<NonNullable<NonNullable<FastifyServerOptions
 /** The Ajv options every request part shares (coercion and error collection are chosen per part). */
 const BASE = { removeAdditional: false, useDefaults: true } as const;
 
-function firstThenAll(first: Validate, compileAll: () => Validate): Validate {
-  let all: Validate | undefined; // compiled when first needed: most schemas never see a failure
+function firstThenAll(compileFirst: () => Validate, compileAll: () => Validate, eager: boolean): Validate {
+  let first = eager ? compileFirst() : undefined;
+  let all = eager ? compileAll() : undefined; // most schemas never see a failure
   const validate: Validate = (data, context) => {
+    first ??= compileFirst();
     if (first(data, context)) {
       validate.errors = null;
       return true;
@@ -48,8 +56,9 @@ function firstThenAll(first: Validate, compileAll: () => Validate): Validate {
     validate.errors = (all.errors?.length ? all.errors : found).slice(0, MAX_REPORTED_ERRORS);
     return false;
   };
-  // Fastify passes the parent object to validators that have one, so Ajv may replace a coerced root value.
-  validate.schemaEnv = first.schemaEnv;
+  // Fastify passes the parent object to validators that say they are Ajv's (every one of ours), so
+  // Ajv may replace a coerced root value.
+  validate.schemaEnv = true;
   return validate;
 }
 
@@ -67,8 +76,9 @@ function lowerCaseHeaderNames(schema: unknown): unknown {
   };
 }
 
-/** The `schemaController.compilersFactory.buildValidator` of the app. */
-export function requestValidatorFactory(): ValidatorFactory {
+/** The `schemaController.compilersFactory.buildValidator` of the app; `eager` compiles each schema when its route is registered. */
+export function requestValidatorFactory(options: { eager?: boolean } = {}): ValidatorFactory {
+  const eager = options.eager ?? false;
   const pool = (AjvCompiler as unknown as () => BuildCompiler)();
   const factory = (externalSchemas: Record<string, unknown>) => {
     const compilers = (coerceTypes: false | 'array') => ({
@@ -81,7 +91,7 @@ export function requestValidatorFactory(): ValidatorFactory {
       const route = given.httpPart === 'headers' ? { ...given, schema: lowerCaseHeaderNames(given.schema) } : given;
       const json = route.httpPart === 'body' && (route.contentType === undefined || route.contentType.includes('json'));
       const { first, all } = json ? asSent : fromText;
-      return firstThenAll(first(route), () => all(route));
+      return firstThenAll(() => first(route), () => all(route), eager);
     };
     return compile;
   };

@@ -5,7 +5,7 @@ import pg from 'pg';
  * was 28 % of the calls list's PostgreSQL CPU (issue 33); PostgreSQL's own output of a `timestamp`
  * (`2026-11-22 14:50:16.175`, DateStyle ISO, which the driver's own parsers assume too) plus a few
  * string slices in Node cost less on both sides than either `to_char` or Date objects
- * (bench/results/list.json, `timestamp_formats`).
+ * (measured per 51-row page; the figures are in docs/benchmarks.md, calls list section).
  */
 
 /** `column` (timestamptz) as UTC wall-clock time: a `timestamp` the driver reads with ISO_TIMESTAMPS. */

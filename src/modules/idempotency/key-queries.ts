@@ -3,6 +3,17 @@ import type { Send } from '../../db/held-commit.ts';
 import type { IdempotencyScope, KeptResponse } from '../../core/http/idempotency.ts';
 
 /**
+ * The claim's rule, shared by both claim statements: a key is taken when it is free, expired ($6 is
+ * the claim's time), or held past its lease ($8) by a request that never settled.
+ */
+const TAKE_KEY_ON_CONFLICT = `ON CONFLICT (client_id, credential_id, key) DO UPDATE
+     SET fingerprint = excluded.fingerprint, status = 'running', lock_id = excluded.lock_id, locked_at = excluded.locked_at,
+         created_at = excluded.created_at, expires_at = excluded.expires_at,
+         response_status = NULL, response_content_type = NULL, response_body = NULL
+   WHERE k.expires_at <= excluded.locked_at OR (k.status = 'running' AND k.locked_at <= $8)
+  RETURNING lock_id`;
+
+/**
  * One batch of key operations (InFlightBatcher), as one statement: the responses of requests that
  * finished are kept, each only while its request still holds the key; and keys are claimed, each
  * taken when it is free, expired, or held past its lease by a request that never settled.
@@ -19,12 +30,7 @@ const KEY_OPERATIONS = `
   )
   INSERT INTO idempotency_keys AS k (client_id, credential_id, key, fingerprint, status, lock_id, locked_at, created_at, expires_at)
   SELECT c, cr, ky, f, 'running', l, $6, $6, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS v(c, cr, ky, f, l)
-  ON CONFLICT (client_id, credential_id, key) DO UPDATE
-     SET fingerprint = excluded.fingerprint, status = 'running', lock_id = excluded.lock_id, locked_at = excluded.locked_at,
-         created_at = excluded.created_at, expires_at = excluded.expires_at,
-         response_status = NULL, response_content_type = NULL, response_body = NULL
-   WHERE k.expires_at <= excluded.locked_at OR (k.status = 'running' AND k.locked_at <= $8)
-  RETURNING lock_id`;
+  ${TAKE_KEY_ON_CONFLICT}`;
 
 /**
  * KEY_OPERATIONS for a batch of one claim, the usual case below saturation: the same rule on one row
@@ -34,12 +40,7 @@ const KEY_OPERATIONS = `
 const CLAIM_ONE = `
   INSERT INTO idempotency_keys AS k (client_id, credential_id, key, fingerprint, status, lock_id, locked_at, created_at, expires_at)
   VALUES ($1, $2, $3, $4, 'running', $5, $6, $6, $7)
-  ON CONFLICT (client_id, credential_id, key) DO UPDATE
-     SET fingerprint = excluded.fingerprint, status = 'running', lock_id = excluded.lock_id, locked_at = excluded.locked_at,
-         created_at = excluded.created_at, expires_at = excluded.expires_at,
-         response_status = NULL, response_content_type = NULL, response_body = NULL
-   WHERE k.expires_at <= excluded.locked_at OR (k.status = 'running' AND k.locked_at <= $8)
-  RETURNING lock_id`;
+  ${TAKE_KEY_ON_CONFLICT}`;
 
 /**
  * In the change's transaction, before its COMMIT: the key is `completed` with its response, or, when

@@ -31,6 +31,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** axe-core on the page as it is: no violation of serious or critical impact. */
 export async function assertAccessible(page: Page, name: string): Promise<void> {
+  // Colors are checked as they end: a dialog still fading in has the contrast of half its opacity
+  // (a busy machine runs transitions late). Endless animations (loaders) are not waited for.
+  await waitForExpression(page, 'document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getComputedTiming().iterations === Infinity)');
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(

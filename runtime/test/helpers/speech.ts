@@ -6,7 +6,7 @@
  * takes none).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bytesPerSecond, convertBuffer } from '../../src/audio/convert.ts';
@@ -29,7 +29,10 @@ export async function speechPcm(text: string, sampleRate: number): Promise<Buffe
   } catch {
     pcm = await synthesizeSpeech(text, sampleRate);
     mkdirSync(CACHE_DIR, { recursive: true });
-    writeFileSync(file, pcm);
+    // Written aside and renamed: the suite's shards share the cache, and none may read half a file.
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, pcm);
+    renameSync(partial, file);
   }
   memory.set(key, pcm);
   return pcm;

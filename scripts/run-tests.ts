@@ -1,0 +1,164 @@
+/**
+ * `npm test`: the integration suite in parallel shards. Each shard is one `node --test` process
+ * with --test-isolation=none, its own app and its own database (an embedded one each, or on
+ * PostgreSQL a database of its own beside DATABASE_URL's), so shards never see each other's rows.
+ * Most of a shard's time is spent waiting (timers, retries, child processes, the browser), so
+ * shards overlap well even on two cores (docs/testing.md has the figures).
+ *
+ * Files are dealt to shards by their last measured time (test/durations.json, longest first onto
+ * the least loaded shard). Each shard's output is printed whole when it ends, and one summary of
+ * the whole run closes the output in the runner's own format.
+ *
+ *   npm test                       every file, TEST_SHARDS shards (default 3)
+ *   npm test -- test/calls.test.ts one file, one shard
+ *   TEST_SHARDS=1 npm test         the old serial run
+ */
+import { spawn } from 'node:child_process';
+import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const DURATIONS_FILE = path.join(ROOT, 'test/durations.json');
+const SUMMARY_KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'] as const;
+const COUNT_OF: Record<(typeof SUMMARY_KEYS)[number], string> = {
+  tests: 'tests', suites: 'suites', pass: 'passed', fail: 'failed', cancelled: 'cancelled', skipped: 'skipped', todo: 'todo',
+};
+
+interface ShardResult {
+  code: number;
+  output: string;
+  counts?: Record<string, number>;
+  fileMs: Record<string, number>;
+}
+
+const requested = process.argv.slice(2);
+const files = requested.length
+  ? requested
+  : [...globSync('test/**/*.test.ts', { cwd: ROOT }), ...globSync('runtime/test/**/*.test.ts', { cwd: ROOT })].sort();
+const shardCount = Math.max(1, Math.min(files.length, Number(process.env.TEST_SHARDS ?? (requested.length ? 1 : 3))));
+const shards = deal(files, shardCount, readDurations());
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'sb-shards-'));
+const databases = await shardDatabases(shardCount);
+const started = performance.now();
+let interrupted = false;
+const children = new Set<ReturnType<typeof spawn>>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    for (const child of children) child.kill('SIGTERM');
+  });
+}
+
+let results: ShardResult[];
+try {
+  results = await Promise.all(shards.map((shardFiles, index) => runShard(index, shardFiles, databases.urls[index])));
+} finally {
+  await databases.drop();
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+const total = Object.fromEntries(SUMMARY_KEYS.map((key) => [key, results.reduce((n, r) => n + (r.counts?.[COUNT_OF[key]] ?? 0), 0)]));
+for (const key of SUMMARY_KEYS) process.stdout.write(`ℹ ${key} ${total[key]}\n`);
+process.stdout.write(`ℹ duration_ms ${(performance.now() - started).toFixed(3)}\n`);
+const failed = interrupted || results.some((r) => r.code !== 0 || !r.counts);
+if (!failed && !requested.length && process.env.CI !== 'true') writeDurations(results);
+process.exitCode = failed ? 1 : 0;
+
+/** Longest file first onto the shard with the least time so far; files never measured count as the median. */
+function deal(all: string[], count: number, durations: Record<string, number>): string[][] {
+  const known = Object.values(durations).sort((a, b) => a - b);
+  const median = known.length ? known[Math.floor(known.length / 2)]! : 1;
+  const weighted = all.map((file) => ({ file, seconds: durations[file] ?? median })).sort((a, b) => b.seconds - a.seconds);
+  const buckets = Array.from({ length: count }, () => ({ seconds: 0, files: [] as string[] }));
+  for (const { file, seconds } of weighted) {
+    const lightest = buckets.reduce((min, b) => (b.seconds < min.seconds ? b : min));
+    lightest.files.push(file);
+    lightest.seconds += seconds;
+  }
+  return buckets.map((b) => b.files.sort()).filter((b) => b.length > 0);
+}
+
+function readDurations(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+/** After a whole passing run (not in CI): each file's wall time in seconds, for the next run's dealing. */
+function writeDurations(all: ShardResult[]): void {
+  const seconds: Record<string, number> = {};
+  for (const r of all) for (const [file, ms] of Object.entries(r.fileMs)) seconds[path.relative(ROOT, file)] = Math.round(ms / 100) / 10;
+  const sorted = Object.fromEntries(Object.entries(seconds).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(DURATIONS_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
+}
+
+/**
+ * One database URL per shard. Embedded: none (each shard's process creates its own). PostgreSQL:
+ * shard 0 uses DATABASE_URL's database, the others get `<name>_shard<k>`, created empty here (the
+ * suite migrates it) and dropped when the run ends.
+ */
+async function shardDatabases(count: number): Promise<{ urls: Array<string | undefined>; drop: () => Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return { urls: Array.from({ length: count }, () => undefined), drop: async () => {} };
+  const url = new URL(base);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  const extra = Array.from({ length: count - 1 }, (_, i) => `${name}_shard${i + 1}`);
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  const dropAll = async () => {
+    for (const db of extra) await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+  };
+  await dropAll();
+  for (const db of extra) await admin.query(`CREATE DATABASE "${db}"`);
+  const urls = [base, ...extra.map((db) => Object.assign(new URL(base), { pathname: `/${encodeURIComponent(db)}` }).toString())];
+  return { urls, drop: async () => { await dropAll(); await admin.end(); } };
+}
+
+function runShard(index: number, shardFiles: string[], databaseUrl: string | undefined): Promise<ShardResult> {
+  const summaryFile = path.join(tmp, `shard-${index}.json`);
+  const args = [
+    '--import', './src/module-hooks.ts', '--test', '--test-force-exit', '--test-isolation=none', '--test-global-setup=test/setup.ts',
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=./test/reporters/shard-summary.ts', `--test-reporter-destination=${summaryFile}`,
+    ...shardFiles,
+  ];
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  return new Promise((resolve) => {
+    child.once('close', (code, signal) => {
+      children.delete(child);
+      const report = readSummary(summaryFile);
+      const header = `\n== shard ${index + 1}/${shardCount}: ${shardFiles.length} file${shardFiles.length === 1 ? "" : "s"}, ${((performance.now() - started) / 1000).toFixed(0)} s, exit ${code ?? signal}\n`;
+      process.stdout.write(header + withoutSummary(output));
+      resolve({ code: code ?? 1, output, counts: report?.counts, fileMs: report?.fileMs ?? {} });
+    });
+  });
+}
+
+function readSummary(file: string): { counts?: Record<string, number>; fileMs: Record<string, number> } | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A shard's output without its closing `ℹ tests …` block: the run's own summary replaces them. */
+function withoutSummary(output: string): string {
+  const lines = output.split('\n');
+  const start = lines.findLastIndex((line) => line.startsWith('ℹ tests '));
+  if (start < 0) return output;
+  const end = lines.findIndex((line, i) => i > start && line.startsWith('ℹ duration_ms '));
+  if (end < 0) return output;
+  return [...lines.slice(0, start), ...lines.slice(end + 1)].join('\n');
+}

@@ -21,7 +21,7 @@ import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, runMigrations } from '../src/db/database.ts';
-import { startWorkers } from '../src/jobs/workers.ts';
+import { startWorkers } from '../src/workers.ts';
 import { seedDemo } from '../src/demo/seed.ts';
 import { CreditLedger } from '../src/modules/billing/ledger.ts';
 import { buildServices } from '../src/services.ts';

@@ -4,7 +4,7 @@ import { openDatabase, runMigrations } from './db/database.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { resolveJwtSecret, signDevelopmentToken } from './core/auth/tokens.ts';
 import { buildServices, type Services } from './services.ts';
-import { runWorker } from './jobs/run-worker.ts';
+import { runWorker } from './workers.ts';
 import { seedDemo } from './demo/seed.ts';
 import { AppError } from './core/errors.ts';
 

@@ -3,7 +3,7 @@ import { buildApp } from './app.ts';
 import { openDatabase, runMigrations } from './db/database.ts';
 import { DataDirLockedError } from './db/lock.ts';
 import { buildServices } from './services.ts';
-import { startWorkers } from './jobs/workers.ts';
+import { startWorkers } from './workers.ts';
 import { startMetricsServer } from './core/http/metrics.ts';
 import { quietWhenNothingServed, releaseMemoryWhenIdle } from './idle-memory.ts';
 

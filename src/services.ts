@@ -14,8 +14,9 @@ import type { ObjectStore } from './adapters/storage/object-store.ts';
 import { createEmbedder, createMailer, createObjectStore, createPaymentProvider, createRedis, createSipTrunks } from './adapters/factories.ts';
 import type { Redis } from 'ioredis';
 import { JobQueue } from './jobs/queue.ts';
-import { JOB_DEFINITIONS } from './jobs/definitions.ts';
-import type { JobUnit } from './jobs/job.ts';
+import type { JobDefinition, JobUnit } from './jobs/job.ts';
+import { MODULES, type PlatformModule } from './registry.ts';
+import { CallExportService } from './modules/calls/exports/service.ts';
 import { AgentService } from './modules/agents/service.ts';
 import { AnalyticsService } from './modules/analytics/service.ts';
 import { ApiKeyCredentials } from './modules/api-keys/credential-queries.ts';
@@ -25,37 +26,26 @@ import { LocalRevocations, SharedRevocations, type Revocations } from './modules
 import type { ApiKeyLookup } from './core/auth/ports.ts';
 import { BillingService } from './modules/billing/service.ts';
 import { CallService, type CallPlacer } from './modules/calls/service.ts';
-import { auditJobs } from './modules/audit/jobs.ts';
 import { AuditService } from './modules/audit/service.ts';
 import type { Metrics } from './core/metrics.ts';
 import { createProcessMetrics } from './process-metrics.ts';
-import { dataRetentionJobs, RetentionSweeper } from './modules/calls/retention/service.ts';
 import { DataSettingsService } from './modules/data-settings/service.ts';
 import { LimitsService } from './modules/limits/service.ts';
 import { CampaignDialer } from './modules/campaigns/dialer.ts';
-import { campaignJobs } from './modules/campaigns/jobs.ts';
 import { CampaignOutcomes } from './modules/campaigns/outcomes.ts';
 import { CampaignService } from './modules/campaigns/service.ts';
 import { TelephonyService } from './modules/telephony/service.ts';
 import { OutboundDialing } from './modules/telephony/dialing.ts';
 import { PreviewSessions } from './modules/calls/preview/sessions.ts';
-import { PreviewCallSweeper, previewSweepJobs } from './modules/calls/preview/sweep.ts';
 import { RecordingService } from './modules/calls/recordings/service.ts';
-import { callExportJobs, CallExportService } from './modules/calls/exports/service.ts';
 import { CallAnalysisService } from './modules/calls/analysis/service.ts';
-import { callAnalysisJobs } from './modules/calls/analysis/jobs.ts';
 import { runtimeLanguageModel } from './adapters/providers/analysis-llm.ts';
 import { IdempotencyService } from './modules/idempotency/service.ts';
-import { idempotencyJobs } from './modules/idempotency/jobs.ts';
 import { IntegrationService } from './modules/integrations/service.ts';
 import { RuntimeService } from './modules/runtime/service.ts';
 import { CallTokens } from './core/auth/call-tokens.ts';
 import { validateProvider } from '@switchboard/runtime';
-import { InvitationEmailer } from './modules/invitations/emailer.ts';
-import { invitationJobs } from './modules/invitations/jobs.ts';
 import { InvitationService } from './modules/invitations/service.ts';
-import { DocumentIndexer } from './modules/knowledge-base/indexer.ts';
-import { knowledgeBaseJobs } from './modules/knowledge-base/jobs.ts';
 import { KnowledgeBaseService } from './modules/knowledge-base/service.ts';
 import { MemberService } from './modules/organizations/members.ts';
 import { OrganizationService } from './modules/organizations/service.ts';
@@ -64,7 +54,6 @@ import { PhoneNumberService } from './modules/phone-numbers/service.ts';
 import { SystemService } from './modules/system/service.ts';
 import { CONTRACT_RETRY_DELAYS_MS, WebhookDeliverer } from './modules/events/delivery.ts';
 import { WEBHOOK_ATTEMPTS_IN_FLIGHT, WEBHOOK_LEASE_MARGIN_MS, WEBHOOK_POLL_MS, WebhookDispatcher } from './modules/events/dispatcher.ts';
-import { eventJobs } from './modules/events/jobs.ts';
 import { EventService } from './modules/events/service.ts';
 import { EventOutbox } from './platform/outbox.ts';
 import { WebhookService } from './modules/events/webhook-service.ts';
@@ -85,6 +74,15 @@ export interface Adapters {
   /** Shared counters of several processes (REDIS_URL), when configured. */
   redis: Redis | undefined;
 }
+
+/**
+ * The registry's modules, each checked here against the services below: a module that names a
+ * service the composition root does not build, or with another type, does not compile.
+ */
+export const PLATFORM_MODULES: readonly PlatformModule<Services>[] = MODULES;
+
+/** Every queue of the platform, from the modules that own them. */
+export const JOB_DEFINITIONS: readonly JobDefinition[] = PLATFORM_MODULES.flatMap((m) => m.jobs ?? []);
 
 /** Everything a process of the platform runs on, built once. */
 export interface Services {
@@ -119,7 +117,7 @@ export interface Services {
   limits: LimitsService;
   /** The transactional outbox every service emits its events through. */
   outbox: EventOutbox;
-  /** Sends the outbox's due webhook deliveries; started with the workers (src/jobs/workers.ts). */
+  /** Sends the outbox's due webhook deliveries; started with the workers (src/workers.ts). */
   webhookDispatcher: WebhookDispatcher;
   events: EventService;
   webhooks: WebhookService;
@@ -133,7 +131,7 @@ export interface Services {
   previewSessions: PreviewSessions;
   /** Sign-in by e-mail link and console sessions. */
   sessions: SessionService;
-  /** The job units the workers register (src/jobs/workers.ts). */
+  /** The handlers of every queue, from the registry's modules; the workers register them (src/workers.ts). */
   jobs: JobUnit[];
   /** Prometheus metrics of this process (served at /metrics, src/core/http/metrics.ts). */
   metrics: Metrics;
@@ -220,8 +218,6 @@ export async function buildServices(config: Config, database: Database, options:
   const billing = new BillingService({ db, provider: adapters.payments, creditsPerDollar: config.creditsPerDollar, organizations, log, outbox, audit });
   const dataSettings = new DataSettingsService({ db, audit });
   const limits = new LimitsService({ db, rateLimitPerMinute: config.rateLimit.perMinute });
-  const indexer = new DocumentIndexer({ db, store: adapters.store, embedder: adapters.embedder, retryLimit: config.jobs.retryLimit, outbox });
-  const emailer = new InvitationEmailer({ db, mailer: adapters.mailer, publicBaseUrl: config.publicBaseUrl, organizations });
   const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
   const deliverer = new WebhookDeliverer({
     db, queue, secrets: adapters.secrets, now, metrics,
@@ -274,7 +270,7 @@ export async function buildServices(config: Config, database: Database, options:
     balance: (within, orgId) => billing.balanceOf(within, orgId), outbox, log, now: dialerNow,
   });
 
-  return {
+  const services: Services = {
     config, database, log, queue, adapters,
     authenticator: new Authenticator({ keys: credentials.keys, users: new UserAccounts({ db }), tokens: adapters.tokens, calls: callTokens }),
     system: new SystemService({ database }),
@@ -313,17 +309,7 @@ export async function buildServices(config: Config, database: Database, options:
     dialer,
     sessions,
     metrics,
-    jobs: [
-      ...knowledgeBaseJobs(indexer), ...invitationJobs(emailer),
-      ...dataRetentionJobs(new RetentionSweeper({ db, store: adapters.store, log, dataSettings, audit })),
-      ...auditJobs(audit),
-      ...eventJobs({ mailDisabled: (job) => events.mailDisabled(job), cleanup: async () => { await events.cleanup(); } }),
-      ...idempotencyJobs(idempotency, log),
-      ...campaignJobs(dialer, campaigns),
-      ...callExportJobs(callExports),
-      ...previewSweepJobs(new PreviewCallSweeper({ db, calls })),
-      ...callAnalysisJobs(callAnalysis),
-    ],
+    jobs: [],
     async close() {
       await webhookDispatcher.stop();
       await credentials.revocations.stop();
@@ -331,4 +317,6 @@ export async function buildServices(config: Config, database: Database, options:
       if (ownQueue) await queue.stop();
     },
   };
+  services.jobs = PLATFORM_MODULES.flatMap((m) => m.workers?.(services) ?? []);
+  return services;
 }

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { DataDirLockedError } from './db/lock.ts';
-import { runWorker } from './jobs/run-worker.ts';
+import { runWorker } from './workers.ts';
 
 /** Process entry of a worker-only process (`npm run worker`; the same as `switchboard worker`). */
 runWorker(loadConfig(), (line) => process.stdout.write(`${line}\n`)).then(

@@ -5,11 +5,10 @@ import pino from 'pino';
 import { Type } from 'typebox';
 import { buildApp } from '../src/app.ts';
 import { withClientTransaction } from '../src/db/database.ts';
-import { JOB_DEFINITIONS } from '../src/jobs/definitions.ts';
 import { defineJob, jobUnit } from '../src/jobs/job.ts';
 import { JobQueue } from '../src/jobs/queue.ts';
-import { startWorkers } from '../src/jobs/workers.ts';
-import { buildServices } from '../src/services.ts';
+import { startWorkers } from '../src/workers.ts';
+import { buildServices, JOB_DEFINITIONS } from '../src/services.ts';
 import { testConfig, testEnv } from './helpers/env.ts';
 import { asRole, createOrg, uniqueEmail } from './helpers/fixtures.ts';
 

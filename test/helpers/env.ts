@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, openMemoryDatabase, runMigrations, type Database } from '../../src/db/database.ts';
 import { JobQueue } from '../../src/jobs/queue.ts';
-import { startWorkers } from '../../src/jobs/workers.ts';
+import { startWorkers } from '../../src/workers.ts';
 import { buildServices, type Adapters, type Services } from '../../src/services.ts';
 import { checkAnswersAgainstDocument } from './contract.ts';
 

@@ -37,6 +37,19 @@ function isTransient(err: unknown): boolean {
     || TRANSIENT_STATUSES.has(e.$metadata?.httpStatusCode ?? 0);
 }
 
+/**
+ * The SDK's logger: its warnings go to standard error as the SDK's default does, but for its notice
+ * that a failed streaming upload is not resent, which putFile does itself (below), so it would only
+ * be noise next to an upload that succeeds on its next attempt.
+ */
+const SDK_LOGGER = {
+  trace: () => {}, debug: () => {}, info: () => {},
+  warn: (message: unknown, ...rest: unknown[]) => {
+    if (!String(message).includes('non-retryable streaming request')) console.warn(message, ...rest);
+  },
+  error: (message: unknown, ...rest: unknown[]) => console.error(message, ...rest),
+};
+
 /** Any S3-compatible store (AWS, MinIO, R2...). */
 export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
@@ -54,6 +67,7 @@ export class S3ObjectStore implements ObjectStore {
       // Checksums only where S3 requires them: S3-compatible stores do not all speak the newer trailers.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      logger: SDK_LOGGER,
     });
   }
 

@@ -8,6 +8,7 @@ import { runningEmbeddedSocket, startEmbedded, type EmbeddedServer } from './emb
 import { inTransactionScope } from './transaction-scope.ts';
 import { flushWrites, holdWrites } from './ride-along.ts';
 import { currentHolder, releaseHeldCommit } from './held-commit.ts';
+import { driverClientOf } from './drizzle-session.ts';
 
 export type Db = NodePgDatabase<typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -207,7 +208,7 @@ async function begun<T>(database: Database, work: (tx: Db, client: pg.PoolClient
  * connection. `Database.prepared` is this on the pool.
  */
 export async function preparedOn<R extends pg.QueryResultRow>(executor: Executor, name: string | undefined, text: string, values: unknown[], types?: pg.CustomTypesConfig): Promise<R[]> {
-  const client = (executor as unknown as { session: { client: pg.Pool | pg.PoolClient } }).session.client;
+  const client = driverClientOf(executor)!;
   const { rows } = await client.query<R>({ name: sharedSession.has(client) ? undefined : name, text, values, types });
   return rows;
 }
@@ -218,7 +219,7 @@ export async function preparedOn<R extends pg.QueryResultRow>(executor: Executor
  * (no transaction) is refused, so nothing meant to commit with a change can escape it.
  */
 export function clientOf(tx: Executor): pg.PoolClient {
-  const client = (tx as unknown as { session?: { client?: unknown } }).session?.client;
+  const client = driverClientOf(tx);
   if (!client || client instanceof pg.Pool || typeof (client as pg.PoolClient).release !== 'function') {
     throw new Error('clientOf needs an open transaction, not the pool');
   }

@@ -12,6 +12,7 @@
  *   npm test                       every file, TEST_SHARDS shards (default 3)
  *   npm test -- test/calls.test.ts one file, one shard
  *   TEST_SHARDS=1 npm test         the old serial run
+ *   TEST_WRITE_DURATIONS=1 npm test  rewrites test/durations.json after a whole passing run
  */
 import { spawn } from 'node:child_process';
 import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,7 +65,7 @@ const total = Object.fromEntries(SUMMARY_KEYS.map((key) => [key, results.reduce(
 for (const key of SUMMARY_KEYS) process.stdout.write(`ℹ ${key} ${total[key]}\n`);
 process.stdout.write(`ℹ duration_ms ${(performance.now() - started).toFixed(3)}\n`);
 const failed = interrupted || results.some((r) => r.code !== 0 || !r.counts);
-if (!failed && !requested.length && process.env.CI !== 'true') writeDurations(results);
+if (!failed && !requested.length && process.env.TEST_WRITE_DURATIONS === '1') writeDurations(results);
 process.exitCode = failed ? 1 : 0;
 
 /** Longest file first onto the shard with the least time so far; files never measured count as the median. */
@@ -89,7 +90,7 @@ function readDurations(): Record<string, number> {
   }
 }
 
-/** After a whole passing run (not in CI): each file's wall time in seconds, for the next run's dealing. */
+/** After a whole passing run with TEST_WRITE_DURATIONS=1: each file's wall time in seconds, for the next runs' dealing. */
 function writeDurations(all: ShardResult[]): void {
   const seconds: Record<string, number> = {};
   for (const r of all) for (const [file, ms] of Object.entries(r.fileMs)) seconds[path.relative(ROOT, file)] = Math.round(ms / 100) / 10;

@@ -39,7 +39,7 @@ const files = requested.length
   ? requested
   : [...globSync('test/**/*.test.ts', { cwd: ROOT }), ...globSync('runtime/test/**/*.test.ts', { cwd: ROOT })].sort();
 const shardCount = Math.max(1, Math.min(files.length, Number(process.env.TEST_SHARDS ?? (requested.length ? 1 : 3))));
-const shards = deal(files, shardCount, readDurations());
+const shards = deal(files, shardCount, readDurations(), companions(files));
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'sb-shards-'));
 const databases = await shardDatabases(shardCount);
@@ -68,15 +68,33 @@ const failed = interrupted || results.some((r) => r.code !== 0 || !r.counts);
 if (!failed && !requested.length && process.env.TEST_WRITE_DURATIONS === '1') writeDurations(results);
 process.exitCode = failed ? 1 : 0;
 
-/** Longest file first onto the shard with the least time so far; files never measured count as the median. */
-function deal(all: string[], count: number, durations: Record<string, number>): string[][] {
+/**
+ * Files that must run in one shard. test/permissions.test.ts checks that every operation runs the
+ * auth matrix and every row of the permission table is checked by one; the matrices are registered
+ * in-process by the files that call `runAuthMatrix(` as they load, so those files go with it.
+ */
+function companions(all: string[]): string[][] {
+  const PERMISSIONS = 'test/permissions.test.ts';
+  if (!all.includes(PERMISSIONS)) return [];
+  const matrixFiles = all.filter((file) => /^\s*runAuthMatrix\(/m.test(readFileSync(path.join(ROOT, file), 'utf8')));
+  return [[PERMISSIONS, ...matrixFiles.filter((file) => file !== PERMISSIONS)]];
+}
+
+/**
+ * Longest first onto the shard with the least time so far, a group of companions as one piece;
+ * files never measured count as the median.
+ */
+function deal(all: string[], count: number, durations: Record<string, number>, groups: string[][]): string[][] {
   const known = Object.values(durations).sort((a, b) => a - b);
   const median = known.length ? known[Math.floor(known.length / 2)]! : 1;
-  const weighted = all.map((file) => ({ file, seconds: durations[file] ?? median })).sort((a, b) => b.seconds - a.seconds);
+  const grouped = new Set(groups.flat());
+  const pieces = [...groups, ...all.filter((file) => !grouped.has(file)).map((file) => [file])]
+    .map((files) => ({ files, seconds: files.reduce((sum, file) => sum + (durations[file] ?? median), 0) }))
+    .sort((a, b) => b.seconds - a.seconds);
   const buckets = Array.from({ length: count }, () => ({ seconds: 0, files: [] as string[] }));
-  for (const { file, seconds } of weighted) {
+  for (const { files: piece, seconds } of pieces) {
     const lightest = buckets.reduce((min, b) => (b.seconds < min.seconds ? b : min));
-    lightest.files.push(file);
+    lightest.files.push(...piece);
     lightest.seconds += seconds;
   }
   return buckets.map((b) => b.files.sort()).filter((b) => b.length > 0);
@@ -128,7 +146,8 @@ function runShard(index: number, shardFiles: string[], databaseUrl: string | und
     '--test-reporter=./test/reporters/shard-summary.ts', `--test-reporter-destination=${summaryFile}`,
     ...shardFiles,
   ];
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  // A whole run: checks that need every file of a group (companions above) fail instead of skipping.
+  const env: NodeJS.ProcessEnv = { ...process.env, TEST_WHOLE_RUN: requested.length ? '' : '1' };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);

@@ -119,6 +119,8 @@ describe('the console pages in a browser', { skip: skipWithoutBrowser }, () => {
     await page.getByRole('link', { name: 'Continue' }).click();
     await page.waitForURL(`${base}/billing`);
     await page.getByTestId('balance').filter({ hasText: '1,200 credits' }).waitFor();
+    // The ledger is a query of its own: its rows may come after the balance.
+    await page.getByTestId('ledger').getByRole('row').filter({ hasText: 'purchase' }).waitFor();
     assert.match(await page.getByTestId('ledger').innerText(), /purchase[\s\S]*\+1,200/);
     await screenshot(page, 'billing');
     assert.deepEqual(problems, []);

@@ -136,6 +136,14 @@ export function loadAverage(): number[] {
   return os.loadavg().map((v) => Number(v.toFixed(2)));
 }
 
+/** The median (the mean of the middle two for an even count); NaN for none. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (!sorted.length) return NaN;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 /** Percentiles in microseconds of durations measured in milliseconds. */
 export function percentilesUs(durationsMs: number[]) {
   const sorted = [...durationsMs].sort((a, b) => a - b);

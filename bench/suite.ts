@@ -1,13 +1,13 @@
 /**
  * `npm run bench -- suite`: how long `npm test` takes serially (one shard, the old run) and in shards,
  * in interleaved rounds on the embedded database (`DATABASE_URL` set: on that PostgreSQL), with the
- * wall time, the CPU the run used (its process tree, from getrusage of the children) and the load
+ * wall time, the CPU the run used (its process tree, as /usr/bin/time reports it) and the load
  * before and after each run. Every run must pass; a failed run is recorded and not counted.
  *
  *   SUITE_ROUNDS (default 2), SUITE_SHARDS (default "1,3")
  */
 import { spawn } from 'node:child_process';
-import { loadAverage, machine, settle, writeResult } from './lib.ts';
+import { loadAverage, machine, median, settle, writeResult } from './lib.ts';
 
 const ROUNDS = Number(process.env.SUITE_ROUNDS ?? 2);
 const SHARD_COUNTS = (process.env.SUITE_SHARDS ?? '1,3').split(',').map(Number);
@@ -32,11 +32,6 @@ function runSuite(shards: number): Promise<{ wall_s: number; cpu_s: number; pass
     });
   });
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : NaN;
-};
 
 const info = machine();
 const runs: Run[] = [];

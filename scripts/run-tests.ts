@@ -3,7 +3,7 @@
  * with --test-isolation=none, its own app and its own database (an embedded one each, or on
  * PostgreSQL a database of its own beside DATABASE_URL's), so shards never see each other's rows.
  * Most of a shard's time is spent waiting (timers, retries, child processes, the browser), so
- * shards overlap well even on two cores (docs/testing.md has the figures).
+ * shards overlap well even on two cores (bench/suite.ts; figures in docs/benchmarks.md).
  *
  * Files are dealt to shards by their last measured time (test/durations.json, longest first onto
  * the least loaded shard). Each shard's output is printed whole when it ends, and one summary of
@@ -29,7 +29,6 @@ const COUNT_OF: Record<(typeof SUMMARY_KEYS)[number], string> = {
 
 interface ShardResult {
   code: number;
-  output: string;
   counts?: Record<string, number>;
   fileMs: Record<string, number>;
 }
@@ -39,7 +38,7 @@ const files = requested.length
   ? requested
   : [...globSync('test/**/*.test.ts', { cwd: ROOT }), ...globSync('runtime/test/**/*.test.ts', { cwd: ROOT })].sort();
 const shardCount = Math.max(1, Math.min(files.length, Number(process.env.TEST_SHARDS ?? (requested.length ? 1 : 3))));
-const shards = deal(files, shardCount, readDurations(), companions(files));
+const shards = deal(files, shardCount, readJson<Record<string, number>>(DURATIONS_FILE) ?? {}, companions(files));
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'sb-shards-'));
 const databases = await shardDatabases(shardCount);
@@ -100,11 +99,12 @@ function deal(all: string[], count: number, durations: Record<string, number>, g
   return buckets.map((b) => b.files.sort()).filter((b) => b.length > 0);
 }
 
-function readDurations(): Record<string, number> {
+/** A JSON file's value, or undefined when it is missing or unreadable (a shard that died wrote no summary). */
+function readJson<T>(file: string): T | undefined {
   try {
-    return JSON.parse(readFileSync(DURATIONS_FILE, 'utf8')) as Record<string, number>;
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
   } catch {
-    return {};
+    return undefined;
   }
 }
 
@@ -157,20 +157,12 @@ function runShard(index: number, shardFiles: string[], databaseUrl: string | und
   return new Promise((resolve) => {
     child.once('close', (code, signal) => {
       children.delete(child);
-      const report = readSummary(summaryFile);
-      const header = `\n== shard ${index + 1}/${shardCount}: ${shardFiles.length} file${shardFiles.length === 1 ? "" : "s"}, ${((performance.now() - started) / 1000).toFixed(0)} s, exit ${code ?? signal}\n`;
+      const report = readJson<{ counts?: Record<string, number>; fileMs: Record<string, number> }>(summaryFile);
+      const header = `\n== shard ${index + 1}/${shardCount}: ${shardFiles.length} file${shardFiles.length === 1 ? '' : 's'}, ${((performance.now() - started) / 1000).toFixed(0)} s, exit ${code ?? signal}\n`;
       process.stdout.write(header + withoutSummary(output));
-      resolve({ code: code ?? 1, output, counts: report?.counts, fileMs: report?.fileMs ?? {} });
+      resolve({ code: code ?? 1, counts: report?.counts, fileMs: report?.fileMs ?? {} });
     });
   });
-}
-
-function readSummary(file: string): { counts?: Record<string, number>; fileMs: Record<string, number> } | undefined {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 /** A shard's output without its closing `ℹ tests …` block: the run's own summary replaces them. */

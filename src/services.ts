@@ -3,16 +3,9 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { createLogger, type Logger } from './core/logger.ts';
 import { Authenticator } from './core/auth/authenticator.ts';
-import { resolveJwtSecret, resolveSessionSecret, TokenVerifier } from './core/auth/tokens.ts';
-import { resolveEncryptionKey, SecretBox } from './core/secret-box.ts';
-import { CarrierClient } from './adapters/carrier/carrier-client.ts';
-import type { Embedder } from './adapters/embedding/embedder.ts';
-import type { Mailer } from './adapters/mail/mailer.ts';
-import type { PaymentProvider } from './adapters/payments/payment-provider.ts';
-import type { SipTrunks } from './adapters/sip/sip-trunks.ts';
-import type { ObjectStore } from './adapters/storage/object-store.ts';
-import { createEmbedder, createMailer, createObjectStore, createPaymentProvider, createRedis, createSipTrunks } from './adapters/factories.ts';
-import type { Redis } from 'ioredis';
+import { resolveSessionSecret } from './core/auth/tokens.ts';
+import { resolveEncryptionKey } from './core/secret-box.ts';
+import { buildAdapters, type Adapters } from './adapters/factories.ts';
 import { JobQueue } from './jobs/queue.ts';
 import type { JobDefinition, JobUnit } from './jobs/job.ts';
 import { MODULES, type PlatformModule } from './registry.ts';
@@ -59,21 +52,6 @@ import { EventOutbox } from './platform/outbox.ts';
 import { WebhookService } from './modules/events/webhook-service.ts';
 import { ToolService } from './modules/tools/service.ts';
 import { SessionService } from './modules/sessions/service.ts';
-
-/** The implementations of the adapter interfaces, chosen by config. */
-export interface Adapters {
-  store: ObjectStore;
-  embedder: Embedder;
-  /** Built on first use: only processes that send mail load a mail transport. */
-  mailer: () => Promise<Mailer>;
-  carrier: CarrierClient;
-  sip: SipTrunks;
-  payments: PaymentProvider;
-  secrets: SecretBox;
-  tokens: TokenVerifier;
-  /** Shared counters of several processes (REDIS_URL), when configured. */
-  redis: Redis | undefined;
-}
 
 /**
  * The registry's modules, each checked here against the services below: a module that names a
@@ -154,22 +132,6 @@ export interface ServiceOptions {
   now?: () => Date;
   /** How campaign calls are placed (default: with the from number's provider, as dial places them). */
   placer?: CallPlacer;
-}
-
-async function buildAdapters(config: Config, database: Database, log: Logger, given: Partial<Adapters>): Promise<Adapters> {
-  const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
-  let mailer: Promise<Mailer> | undefined;
-  return {
-    store: given.store ?? (await createObjectStore(config)),
-    embedder: given.embedder ?? (await createEmbedder(config)),
-    mailer: given.mailer ?? (() => (mailer ??= createMailer(config, database.db, log))),
-    carrier: given.carrier ?? new CarrierClient(config.carrier),
-    sip: given.sip ?? (await createSipTrunks(config, database.db)),
-    payments: given.payments ?? (await createPaymentProvider(config, encryptionKey)),
-    secrets: given.secrets ?? new SecretBox(encryptionKey),
-    tokens: given.tokens ?? new TokenVerifier(config.jwt, resolveJwtSecret(config.jwt, config.dataDir), resolveSessionSecret(config.jwt, config.dataDir)),
-    redis: given.redis ?? (await createRedis(config)),
-  };
 }
 
 /**

@@ -8,6 +8,9 @@ import type { Mailer } from './mail/mailer.ts';
 import type { PaymentProvider } from './payments/payment-provider.ts';
 import type { SipTrunks } from './sip/sip-trunks.ts';
 import type { Redis } from 'ioredis';
+import { resolveJwtSecret, resolveSessionSecret, TokenVerifier } from '../core/auth/tokens.ts';
+import { resolveEncryptionKey, SecretBox } from '../core/secret-box.ts';
+import { CarrierClient } from './carrier/carrier-client.ts';
 
 /*
  * The configured implementation of each adapter interface. Providers' SDKs are imported only when
@@ -54,4 +57,36 @@ export async function createRedis(config: Config): Promise<Redis | undefined> {
   const { Redis } = await import('ioredis');
   // Fail fast rather than queue: a request must not wait on a Redis that is down.
   return new Redis(config.rateLimit.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+}
+
+/** The implementations of the adapter interfaces, chosen by config. */
+export interface Adapters {
+  store: ObjectStore;
+  embedder: Embedder;
+  /** Built on first use: only processes that send mail load a mail transport. */
+  mailer: () => Promise<Mailer>;
+  carrier: CarrierClient;
+  sip: SipTrunks;
+  payments: PaymentProvider;
+  secrets: SecretBox;
+  tokens: TokenVerifier;
+  /** Shared counters of several processes (REDIS_URL), when configured. */
+  redis: Redis | undefined;
+}
+
+/** Every adapter of a process: the configured implementation of each, or the one given (tests: a stand-in, a spy). */
+export async function buildAdapters(config: Config, database: { db: Db }, log: Logger, given: Partial<Adapters>): Promise<Adapters> {
+  const encryptionKey = resolveEncryptionKey(config.encryptionKey, config.dataDir);
+  let mailer: Promise<Mailer> | undefined;
+  return {
+    store: given.store ?? (await createObjectStore(config)),
+    embedder: given.embedder ?? (await createEmbedder(config)),
+    mailer: given.mailer ?? (() => (mailer ??= createMailer(config, database.db, log))),
+    carrier: given.carrier ?? new CarrierClient(config.carrier),
+    sip: given.sip ?? (await createSipTrunks(config, database.db)),
+    payments: given.payments ?? (await createPaymentProvider(config, encryptionKey)),
+    secrets: given.secrets ?? new SecretBox(encryptionKey),
+    tokens: given.tokens ?? new TokenVerifier(config.jwt, resolveJwtSecret(config.jwt, config.dataDir), resolveSessionSecret(config.jwt, config.dataDir)),
+    redis: given.redis ?? (await createRedis(config)),
+  };
 }

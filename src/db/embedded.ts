@@ -81,7 +81,7 @@ export async function startEmbedded(options: {
 async function initializeInChildProcess(pgData: string): Promise<void> {
   const script = fileURLToPath(new URL('./embedded-init.ts', import.meta.url));
   // initdb is short: V8's optimizing WebAssembly compiler would take about 500 MB to compile
-  // PGlite's SQL parser for it, so the child stays on the baseline compiler (its peak 1,080 → 560 MB).
+  // PGlite's SQL parser for it, so the child stays on the baseline compiler (its peak 1,148 → 593 MB, docs/benchmarks.md).
   const v8Flags = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'];
   const child = spawn(process.execPath, [...v8Flags, script, pgData], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

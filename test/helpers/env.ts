@@ -7,7 +7,8 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, openMemoryDatabase, runMigrations, type Database } from '../../src/db/database.ts';
 import { JobQueue } from '../../src/jobs/queue.ts';
 import { startWorkers } from '../../src/workers.ts';
-import { buildServices, type Adapters, type Services } from '../../src/services.ts';
+import type { Adapters } from '../../src/adapters/factories.ts';
+import { buildServices, type Services } from '../../src/services.ts';
 import { checkAnswersAgainstDocument } from './contract.ts';
 
 /**

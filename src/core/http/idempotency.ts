@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../context.ts';
 import { Errors } from '../errors.ts';
@@ -24,6 +24,18 @@ export type IdempotencyClaim =
   | { kind: 'reused' }
   | { kind: 'in_use' };
 
+/** A key as another request left it: its request's fingerprint, and its response once kept. */
+export interface KeptKey {
+  fingerprint: string;
+  response: KeptResponse | undefined;
+}
+
+/** What a request with `fingerprint` gets from a key another request holds. */
+export function answerOf(key: KeptKey, fingerprint: string): Exclude<IdempotencyClaim, { kind: 'acquired' }> {
+  if (key.fingerprint !== fingerprint) return { kind: 'reused' };
+  return key.response ? { kind: 'replay', response: key.response } : { kind: 'in_use' };
+}
+
 /** Where keys live (the idempotency module implements it over PostgreSQL). */
 export interface IdempotencyStore {
   claim(scope: IdempotencyScope, fingerprint: string): Promise<IdempotencyClaim>;
@@ -37,16 +49,28 @@ export interface IdempotencyStore {
    * (a retry took it over): the change must roll back.
    */
   seal(send: Send, scope: IdempotencyScope, lockId: string, response: KeptResponse | undefined): Promise<void>;
+  /**
+   * An `in-transaction` route's key, taken with its response in one statement: in the change's
+   * transaction (through `send`, before its COMMIT) or on its own. False when another request has it.
+   */
+  keep(send: Send | undefined, scope: IdempotencyScope, fingerprint: string, lockId: string, response: KeptResponse | undefined): Promise<boolean>;
+  existing(scope: IdempotencyScope): Promise<KeptKey | undefined>;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
+     * `in-transaction`: for a route whose whole effect is one database transaction (nothing outside
+     * it that a concurrent retry could repeat: no carrier, payment, mail or file): the key is taken
+     * at that transaction's COMMIT, with its response, in one statement, instead of claimed by a
+     * statement and commit of its own before the handler runs. A concurrent or later retry runs the
+     * handler too, but cannot commit: its change rolls back and it answers what the first kept.
+     *
      * `wait`: a request arriving while the first with its key still runs waits for it (up to
      * WAIT_MS) and gets its response, instead of 409 `idempotency_key_in_use` (the credit purchase,
      * whose contract returns one checkout session to concurrent requests).
      */
-    idempotency?: 'wait';
+    idempotency?: 'wait' | 'in-transaction';
   }
 }
 
@@ -73,7 +97,12 @@ interface Held {
   settled: boolean;
   /** Holds the COMMIT of the request's transaction until its response can be sealed in it. */
   commits: CommitHolder<KeptResponse>;
+  /** An `in-transaction` route's: the request's fingerprint, the key being taken only at its commit. */
+  takenAtCommit?: string;
 }
+
+/** An `in-transaction` key another request took first: this request's change rolls back. */
+class KeyTakenError extends Error {}
 
 const held = new WeakMap<FastifyRequest, Held>();
 
@@ -104,10 +133,28 @@ function fingerprint(request: FastifyRequest): string {
   return hash.digest('hex');
 }
 
-function replay(reply: FastifyReply, response: KeptResponse): FastifyReply {
-  reply.code(response.status).header('idempotent-replayed', 'true');
-  if (response.contentType) reply.header('content-type', response.contentType);
-  return reply.send(response.body);
+/**
+ * Answers what another request with the key left: its kept response (replayed), or 409. Returns the
+ * body to send (a hook's payload); throws the 409s.
+ */
+async function answer(reply: FastifyReply, claim: Exclude<IdempotencyClaim, { kind: 'acquired' }>): Promise<string> {
+  switch (claim.kind) {
+    case 'replay':
+      reply.code(claim.response.status).header('idempotent-replayed', 'true');
+      if (claim.response.contentType) reply.header('content-type', claim.response.contentType);
+      else reply.removeHeader('content-type');
+      return claim.response.body;
+    case 'reused':
+      throw Errors.conflict('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
+    case 'in_use':
+      throw Errors.conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry later');
+  }
+}
+
+/** The answer an `in-transaction` request gets once another took its key (gone again: still in use, retry). */
+async function answerOfExisting(store: IdempotencyStore, scope: IdempotencyScope, print: string): Promise<Exclude<IdempotencyClaim, { kind: 'acquired' }>> {
+  const key = await store.existing(scope);
+  return key ? answerOf(key, print) : { kind: 'in_use' };
 }
 
 async function claim(store: IdempotencyStore, scope: IdempotencyScope, print: string, wait: boolean): Promise<IdempotencyClaim> {
@@ -155,22 +202,22 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
       ]));
     }
     const scope = { orgId: request.ctx.orgId, credentialId: credentialOf(request.ctx), key };
-    claim(store, scope, fingerprint(request), request.routeOptions.config?.idempotency === 'wait').then((result) => {
-      switch (result.kind) {
-        case 'acquired': {
-          const lockId = result.lockId;
-          const commits = new CommitHolder<KeptResponse>((send, response) => store.seal(send, scope, lockId, response), MAX_HOLD_MS);
-          held.set(request, { scope, lockId, settled: false, commits });
-          return runHoldingCommits(commits as CommitHolder<unknown>, () => done());
-        }
-        case 'replay':
-          replay(reply, result.response);
-          return;
-        case 'reused':
-          return done(Errors.conflict('idempotency_key_reused', 'This Idempotency-Key was used with a different request'));
-        case 'in_use':
-          return done(Errors.conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry later'));
-      }
+    const print = fingerprint(request);
+    const mode = request.routeOptions.config?.idempotency;
+    if (mode === 'in-transaction') {
+      const lockId = randomUUID();
+      const commits = new CommitHolder<KeptResponse>(async (send, response) => {
+        if (!(await store.keep(send, scope, print, lockId, response))) throw new KeyTakenError();
+      }, MAX_HOLD_MS);
+      held.set(request, { scope, lockId, settled: false, commits, takenAtCommit: print });
+      return runHoldingCommits(commits as CommitHolder<unknown>, () => done());
+    }
+    claim(store, scope, print, mode === 'wait').then((result) => {
+      if (result.kind !== 'acquired') return void answer(reply, result).then((body) => void reply.send(body), done);
+      const lockId = result.lockId;
+      const commits = new CommitHolder<KeptResponse>((send, response) => store.seal(send, scope, lockId, response), MAX_HOLD_MS);
+      held.set(request, { scope, lockId, settled: false, commits });
+      return runHoldingCommits(commits as CommitHolder<unknown>, () => done());
     }, (err: unknown) => done(err as Error));
   });
 
@@ -186,22 +233,26 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
       contentType: contentType === undefined ? null : String(contentType),
       body: Buffer.isBuffer(payload) ? payload.toString('utf8') : payload as string,
     } : undefined;
+    const { scope, lockId, takenAtCommit } = claimHeld;
     try {
       // The usual case: the change's transaction is still open, and commits with its response.
       if (await claimHeld.commits.settle(response)) return payload;
     } catch (err) {
       // The change rolled back (its key was taken over, or its COMMIT failed): this answer is not true.
-      await store.release(claimHeld.scope, claimHeld.lockId).catch(() => {});
+      await store.release(scope, lockId).catch(() => {});
+      if (err instanceof KeyTakenError) return answer(reply, await answerOfExisting(store, scope, takenAtCommit!));
       throw err;
     }
     // No transaction (a read, a refusal) or one that could not wait: kept after the fact.
+    let taken = true;
     try {
-      if (response) await store.complete(claimHeld.scope, claimHeld.lockId, response);
-      else await store.release(claimHeld.scope, claimHeld.lockId);
+      if (!response) await store.release(scope, lockId);
+      else if (takenAtCommit === undefined) await store.complete(scope, lockId, response);
+      else taken = await store.keep(undefined, scope, takenAtCommit, lockId, response);
     } catch (err) {
       request.log.error({ err }, 'the idempotency key could not be settled; it is freed after its lease');
     }
-    return payload;
+    return taken ? payload : answer(reply, await answerOfExisting(store, scope, takenAtCommit!));
   });
 
   // A response that never went through onSend. Not on abort: the handler may still be running then.

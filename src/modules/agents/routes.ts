@@ -15,7 +15,7 @@ function versionNumber(text: string): number {
 export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post('/api/agents', {
-      config: { permission: 'agents:create' },
+      config: { permission: 'agents:create', idempotency: 'in-transaction' },
       schema: { operationId: 'createAgent',
         tags, summary: 'Create an agent', headers: OrganizationHeader, body: CreateAgentBody,
         response: { 200: envelope(Agent), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },
@@ -39,7 +39,7 @@ export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
     }, async (req) => ({ success: true, data: await service.get(req.ctx, req.params.agent_id) }));
 
     app.patch('/api/agents/:agent_id', {
-      config: { permission: 'agents:update' },
+      config: { permission: 'agents:update', idempotency: 'in-transaction' },
       schema: { operationId: 'updateAgent',
         tags, summary: 'Update an agent (only the fields given; tool_ids replaces the set)',
         headers: OrganizationHeader, params: AgentIdParams, body: UpdateAgentBody,
@@ -72,7 +72,7 @@ export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
     }, async (req) => ({ success: true, data: await service.diffVersions(req.ctx, req.params.agent_id, versionNumber(req.params.version), req.query.against) }));
 
     app.post('/api/agents/:agent_id/versions/:version/restore', {
-      config: { permission: 'agents:update' },
+      config: { permission: 'agents:update', idempotency: 'in-transaction' },
       schema: { operationId: 'restoreAgentVersion',
         tags, summary: 'Make a new version equal to this one and clear the traffic split (409 version_not_restorable when it links to what was deleted since)',
         headers: OrganizationHeader, params: AgentVersionParams,
@@ -81,7 +81,7 @@ export function agentRoutes(service: AgentService): FastifyPluginAsyncTypebox {
     }, async (req) => ({ success: true, message: 'Agent version restored', data: await service.restore(req.ctx, req.params.agent_id, versionNumber(req.params.version)) }));
 
     app.delete('/api/agents/:agent_id', {
-      config: { permission: 'agents:delete' },
+      config: { permission: 'agents:delete', idempotency: 'in-transaction' },
       schema: { operationId: 'deleteAgent',
         tags, summary: 'Delete an agent (refused with 409 while phone numbers are assigned to it)',
         headers: OrganizationHeader, params: AgentIdParams,

@@ -9,7 +9,7 @@ const tags = ['API keys'];
 export function apiKeyRoutes(service: ApiKeyService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post('/api/api-keys', {
-      config: { permission: 'api_keys:create' },
+      config: { permission: 'api_keys:create', idempotency: 'in-transaction' },
       schema: { operationId: 'createApiKey',
         tags, summary: 'Create an API key (the full key is returned only here)',
         headers: OrganizationHeader, body: CreateApiKeyBody,

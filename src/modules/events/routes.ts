@@ -30,7 +30,7 @@ export function eventRoutes(events: EventService, webhooks: WebhookService): Fas
     }, async (req) => ({ success: true, data: await events.get(req.ctx, req.params.event_id) }));
 
     app.post('/api/webhooks', {
-      config: { permission: 'webhooks:write' },
+      config: { permission: 'webhooks:write', idempotency: 'in-transaction' },
       schema: { operationId: 'createWebhook', tags,
         summary: 'Register a webhook endpoint (its signing secret is returned only here)',
         headers: OrganizationHeader, body: CreateWebhookBody,
@@ -55,7 +55,7 @@ export function eventRoutes(events: EventService, webhooks: WebhookService): Fas
     }, async (req) => ({ success: true, data: await webhooks.get(req.ctx, req.params.webhook_id) }));
 
     app.patch('/api/webhooks/:webhook_id', {
-      config: { permission: 'webhooks:write' },
+      config: { permission: 'webhooks:write', idempotency: 'in-transaction' },
       schema: { operationId: 'updateWebhook', tags,
         summary: 'Change a webhook endpoint (any field; `enabled` true re-enables a disabled one)',
         headers: OrganizationHeader, params: WebhookIdParams, body: UpdateWebhookBody,
@@ -64,7 +64,7 @@ export function eventRoutes(events: EventService, webhooks: WebhookService): Fas
     }, async (req) => ({ success: true, message: 'Webhook endpoint updated', data: await webhooks.update(req.ctx, req.params.webhook_id, req.body) }));
 
     app.delete('/api/webhooks/:webhook_id', {
-      config: { permission: 'webhooks:write' },
+      config: { permission: 'webhooks:write', idempotency: 'in-transaction' },
       schema: { operationId: 'deleteWebhook', tags, summary: 'Delete a webhook endpoint and its delivery log',
         headers: OrganizationHeader, params: WebhookIdParams,
         response: { 200: envelope(Webhook), ...errorResponses(...ORG_ROUTE_ERRORS, 404) },

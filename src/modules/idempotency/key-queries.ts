@@ -54,6 +54,24 @@ const SEAL = `
    WHERE client_id = $1 AND credential_id = $2 AND key = $3 AND lock_id = $4 AND status IN ('running', 'committed')
   RETURNING 1 AS sealed`;
 
+/**
+ * A key taken at its change's commit (routes whose whole effect is one transaction): the key with its
+ * response in one statement, inside that transaction, or on its own when the request had none. It
+ * takes the key when it is free, expired, held past its lease, or already this request's own (an
+ * earlier transaction of the request committed it without its response). No row: another request
+ * has the key, and this request's change must roll back.
+ */
+const KEEP = `
+  INSERT INTO idempotency_keys AS k (client_id, credential_id, key, fingerprint, status, lock_id, locked_at, created_at, expires_at,
+                                     response_status, response_content_type, response_body)
+  VALUES ($1, $2, $3, $4, CASE WHEN $8::int IS NULL THEN 'committed' ELSE 'completed' END, $5, $6, $6, $7, $8, $9, $10)
+  ON CONFLICT (client_id, credential_id, key) DO UPDATE
+     SET fingerprint = excluded.fingerprint, status = excluded.status, lock_id = excluded.lock_id, locked_at = excluded.locked_at,
+         created_at = excluded.created_at, expires_at = excluded.expires_at, response_status = excluded.response_status,
+         response_content_type = excluded.response_content_type, response_body = excluded.response_body
+   WHERE k.lock_id = excluded.lock_id OR k.expires_at <= excluded.locked_at OR (k.status = 'running' AND k.locked_at <= $11)
+  RETURNING 1 AS kept`;
+
 /** The lease of keys whose requests still run (see IDEMPOTENCY_LEASE_MS). */
 const RENEW = `
   UPDATE idempotency_keys AS k SET locked_at = $5
@@ -124,6 +142,16 @@ export class IdempotencyKeyQueries {
     const rows = await send('idempotency_seal', SEAL, [
       scope.orgId, scope.credentialId, scope.key, lockId, response?.status ?? null, response?.contentType ?? null, response?.body ?? null,
     ]);
+    return rows.length > 0;
+  }
+
+  /** Takes the key with its response (KEEP), through `send` in the change's transaction or on the pool; whether it took it. */
+  async keep(send: Send | undefined, claim: ClaimRow, response: KeptResponse | undefined, times: ClaimTimes): Promise<boolean> {
+    const values = [
+      claim.scope.orgId, claim.scope.credentialId, claim.scope.key, claim.fingerprint, claim.lockId, times.now, times.expiresAt,
+      response?.status ?? null, response?.contentType ?? null, response?.body ?? null, times.leaseLapsedBefore,
+    ];
+    const rows = send ? await send('idempotency_keep', KEEP, values) : await this.#database.prepared('idempotency_keep', KEEP, values);
     return rows.length > 0;
   }
 

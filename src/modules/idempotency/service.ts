@@ -4,7 +4,7 @@ import { InFlightBatcher } from '../../core/in-flight-batcher.ts';
 import type { Send } from '../../db/held-commit.ts';
 import { IdempotencyKeyQueries, type ClaimTimes } from './key-queries.ts';
 import { Errors } from '../../core/errors.ts';
-import type { IdempotencyClaim, IdempotencyScope, IdempotencyStore, KeptResponse } from '../../core/http/idempotency.ts';
+import { answerOf, type IdempotencyClaim, type IdempotencyScope, type IdempotencyStore, type KeptKey, type KeptResponse } from '../../core/http/idempotency.ts';
 
 /** How long a response is kept (contract: 24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -17,12 +17,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
  */
 export const IDEMPOTENCY_LEASE_MS = 15_000;
 const IDEMPOTENCY_RENEW_MS = 5_000;
-
-
-
-
-
-
 
 type KeyOperation =
   | { kind: 'claim'; scope: IdempotencyScope; fingerprint: string; lockId: string }
@@ -83,13 +77,24 @@ export class IdempotencyService implements IdempotencyStore {
         this.#hold(scope, lockId);
         return { kind: 'acquired', lockId };
       }
-      const row = await this.#keys.existing(scope);
+      const row = await this.existing(scope);
       if (!row) continue;
-      if (row.fingerprint !== fingerprint) return { kind: 'reused' };
-      if (row.status !== 'completed') return { kind: 'in_use' };
-      return { kind: 'replay', response: { status: row.response_status!, contentType: row.response_content_type, body: row.response_body ?? '' } };
+      return answerOf(row, fingerprint);
     }
     return { kind: 'in_use' };
+  }
+
+  async keep(send: Send | undefined, scope: IdempotencyScope, fingerprint: string, lockId: string, response: KeptResponse | undefined): Promise<boolean> {
+    return this.#keys.keep(send, { scope, fingerprint, lockId }, response, this.#times());
+  }
+
+  async existing(scope: IdempotencyScope): Promise<KeptKey | undefined> {
+    const row = await this.#keys.existing(scope);
+    if (!row) return undefined;
+    const response = row.status === 'completed'
+      ? { status: row.response_status!, contentType: row.response_content_type, body: row.response_body ?? '' }
+      : undefined;
+    return { fingerprint: row.fingerprint, response };
   }
 
   async complete(scope: IdempotencyScope, lockId: string, response: KeptResponse): Promise<void> {

@@ -8,7 +8,7 @@ const tags = ['Tools'];
 export function toolRoutes(service: ToolService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post('/api/tools', {
-      config: { permission: 'tools:create' },
+      config: { permission: 'tools:create', idempotency: 'in-transaction' },
       schema: { operationId: 'createTool',
         tags, summary: 'Create a webhook tool', headers: OrganizationHeader, body: CreateToolBody,
         response: { 200: envelope(Tool), ...errorResponses(...ORG_ROUTE_ERRORS, 409) },
@@ -32,7 +32,7 @@ export function toolRoutes(service: ToolService): FastifyPluginAsyncTypebox {
     }, async (req) => ({ success: true, data: await service.get(req.ctx, req.params.tool_id) }));
 
     app.patch('/api/tools/:tool_id', {
-      config: { permission: 'tools:update' },
+      config: { permission: 'tools:update', idempotency: 'in-transaction' },
       schema: { operationId: 'updateTool',
         tags, summary: "Update a tool: only the fields given change; headers and parameters are replaced whole. Another organization's tool: 403",
         headers: OrganizationHeader, params: ToolIdParams, body: UpdateToolBody,
@@ -41,7 +41,7 @@ export function toolRoutes(service: ToolService): FastifyPluginAsyncTypebox {
     }, async (req) => ({ success: true, message: 'Tool updated', data: await service.update(req.ctx, req.params.tool_id, req.body) }));
 
     app.delete('/api/tools/:tool_id', {
-      config: { permission: 'tools:delete' },
+      config: { permission: 'tools:delete', idempotency: 'in-transaction' },
       schema: { operationId: 'deleteTool',
         tags, summary: 'Delete a tool (agents stop offering it)', headers: OrganizationHeader, params: ToolIdParams,
         response: { 200: MessageEnvelope, ...errorResponses(...ORG_ROUTE_ERRORS, 404) },

@@ -26,6 +26,7 @@ import { provisionOrganization } from '../src/modules/organizations/service.ts';
 import { CreditLedger } from '../src/modules/billing/ledger.ts';
 import { cpuSince, cpuSnapshot, loadAverage, machine, settle, startChild, writeResult } from './lib.ts';
 import { benchDatabase, CALL_ROLLUPS_BACKFILL, USAGE_ROLLUPS_BACKFILL } from './seed.ts';
+import { transaction } from '../src/db/unit-of-work.ts';
 
 const CALLS = Number(process.env.BENCH_ANALYSIS_CALLS ?? 1_000);
 const LLM_MS = 300;
@@ -55,7 +56,7 @@ await q("DELETE FROM organizations WHERE name LIKE 'analysis bench %'");
 await q("DELETE FROM pgboss.job WHERE name LIKE 'call-analysis%'").catch(() => {});
 const org = await provisionOrganization(database.db, { name: `analysis bench ${Date.now()}` });
 const orgId = org.organization_id;
-await database.db.transaction((tx) => new CreditLedger(tx).credit(orgId, 'adjustment', `bench-${orgId}`, 1_000_000, 'analysis bench grant'));
+await transaction(database.db, (tx) => new CreditLedger(tx).credit(orgId, 'adjustment', `bench-${orgId}`, 1_000_000, 'analysis bench grant'));
 const headers = { 'x-api-key': org.api_key.key, 'x-organization-id': orgId, 'content-type': 'application/json' };
 
 const llm = await new OpenAiStandin({ key: KEY, firstTokenMs: LLM_MS, gapMs: 0 }).start();

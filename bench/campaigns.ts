@@ -28,6 +28,7 @@ import { CreditLedger } from '../src/modules/billing/ledger.ts';
 import { startCarrierStandIn } from '../test/helpers/carrier-standin.ts';
 import { loadAverage, machine, percentilesUs, settle, startChild, writeResult } from './lib.ts';
 import { benchDatabase } from './seed.ts';
+import { transaction } from '../src/db/unit-of-work.ts';
 
 const UPLOAD_CONTACTS = Number(process.env.BENCH_UPLOAD_CONTACTS ?? 100_000);
 const CAMPAIGN_CONTACTS = Number(process.env.BENCH_CAMPAIGN_CONTACTS ?? 10_000);
@@ -50,7 +51,7 @@ async function api(base: string, org: { headers: Record<string, string> }, metho
 
 async function newOrg(name: string) {
   const org = await provisionOrganization(setupDb.db, { name: `${name} ${Date.now()}` });
-  await setupDb.db.transaction((tx) => new CreditLedger(tx).credit(org.organization_id, 'adjustment', `bench-${org.organization_id}`, 1_000_000, 'bench'));
+  await transaction(setupDb.db, (tx) => new CreditLedger(tx).credit(org.organization_id, 'adjustment', `bench-${org.organization_id}`, 1_000_000, 'bench'));
   return { id: org.organization_id, headers: { 'x-api-key': org.api_key.key, 'x-organization-id': org.organization_id } };
 }
 

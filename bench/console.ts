@@ -33,6 +33,7 @@ import { freePort } from '../test/helpers/net.ts';
 import { measureTalk } from './console-talk.ts';
 import { loadAverage, machine, settle, startChild, writeResult } from './lib.ts';
 import { benchDatabase } from './seed.ts';
+import { transaction } from '../src/db/unit-of-work.ts';
 
 const POSTGRES = process.env.BENCH_CONSOLE_POSTGRES === '1';
 const CALLS = Number(process.env.BENCH_CONSOLE_CALLS ?? (POSTGRES ? 1_000_000 : 10_000));
@@ -68,7 +69,7 @@ await database.pool.query(`INSERT INTO calls (call_sid, client_id, agent_id, age
   FROM (SELECT g, now() - random() * interval '30 days' AS t, 20 + floor(random() * 400) AS d FROM generate_series(1, $2::int) g) s`, [org.organization_id, CALLS]);
 if (POSTGRES) await database.pool.query('ANALYZE calls');
 // The preview calls are charged like calls.
-await database.db.transaction((tx) => new CreditLedger(tx).credit(org.organization_id, 'adjustment', `bench-${Date.now()}`, 1000, 'console bench'));
+await transaction(database.db, (tx) => new CreditLedger(tx).credit(org.organization_id, 'adjustment', `bench-${Date.now()}`, 1000, 'console bench'));
 const seedSeconds = (performance.now() - seedStart) / 1000;
 await database.close(); // one process owns an embedded data directory: the server's, from here on
 

@@ -32,6 +32,7 @@ import { ElevenLabsStandin } from '../runtime/test/standins/tts.ts';
 import { speechPcm } from '../runtime/test/helpers/speech.ts';
 import { CHROMIUM } from '../test/helpers/browser.ts';
 import { freePort } from '../test/helpers/net.ts';
+import { transaction } from '../src/db/unit-of-work.ts';
 
 const OUT = path.resolve(import.meta.dirname, '../docs/console');
 const VIEWPORT = { width: 1280, height: 800 };
@@ -72,7 +73,7 @@ const browser = await chromium.launch({
 
 try {
   const org = await services.organizations.provision({ name: 'Acme Dental', email: EMAIL });
-  await database.db.transaction((tx) => new CreditLedger(tx).credit(org.organization_id, 'adjustment', 'screenshots', 5000, 'screenshots'));
+  await transaction(database.db, (tx) => new CreditLedger(tx).credit(org.organization_id, 'adjustment', 'screenshots', 5000, 'screenshots'));
   const headers = { 'x-api-key': org.api_key.key, 'x-organization-id': org.organization_id };
   const post = async (url: string, payload: object) => {
     const res = await app.inject({ method: 'POST', url, headers, payload });

@@ -6,6 +6,7 @@ import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { createCall, finishedCall } from './helpers/calls.ts';
 import { testEnv } from './helpers/env.ts';
 import { asRole, createAgent, createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { transaction } from '../src/db/unit-of-work.ts';
 
 const versionsPath = async (org: TestOrg, suffix = '') => `/api/agents/${(await createAgent(org)).agent_id}/versions${suffix}`;
 runAuthMatrix({ method: 'GET', route: '/api/agents/{agent_id}/versions', path: (org) => versionsPath(org), permission: 'agents:read', foreignStatus: 404 });
@@ -224,7 +225,7 @@ describe('agent versions (extensions.md §12)', () => {
       const callee = `+1303555${String(3000 + i)}`;
       const bucket = createHash('sha256').update(`${agent.agent_id}\n${callee}\n1:50,2:50`).digest().readUInt32BE(0) % 100;
       const callSid = newCallSid();
-      await database.db.transaction((tx) => services.calls.createCampaignCall(tx, org.orgId, { callSid, agentId: agent.agent_id, toNumber: callee, fromNumber: '+14155550100', campaignId: 'camp_versions' }));
+      await transaction(database.db, (tx) => services.calls.createCampaignCall(tx, org.orgId, { callSid, agentId: agent.agent_id, toNumber: callee, fromNumber: '+14155550100', campaignId: 'camp_versions' }));
       const { rows } = await database.pool.query('SELECT agent_version FROM calls WHERE client_id = $1 AND call_sid = $2', [org.orgId, callSid]);
       assert.equal(rows[0].agent_version, bucket < 50 ? 1 : 2, callee);
     }

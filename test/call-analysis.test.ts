@@ -7,6 +7,7 @@ import { balanceOf, createCall, finishedCall, patchCall } from './helpers/calls.
 import { ANALYSIS, GRANT, TRANSCRIPT, analyzed, getCall, setup, waitFor } from './helpers/analysis.ts';
 import { runAuthMatrix } from './helpers/auth-matrix.ts';
 import { CallRepository } from '../src/modules/calls/repository.ts';
+import { transaction } from '../src/db/unit-of-work.ts';
 
 /**
  * Post-call analysis (extensions.md §13) against the OpenAI-compatible LLM stand-in speaking the
@@ -79,7 +80,7 @@ describe('post-call analysis (extensions.md §13)', () => {
     const done = await analyzed(org, call.call_sid);
     await services.callAnalysis.run({ clientId: org.orgId, runId: run!.id }, { id: 'late', retryCount: 2 });
     // The end told again (a late report path): the run of this call and version exists, nothing is queued.
-    await database.db.transaction(async (tx) => {
+    await transaction(database.db, async (tx) => {
       const current = await new CallRepository(tx).findBySid(org.orgId, call.call_sid);
       await services.callAnalysis.callEnded(tx, org.orgId, current!);
     });
@@ -158,7 +159,7 @@ describe('post-call analysis (extensions.md §13)', () => {
   test('every end path queues it: a call the platform ended takes its analysis from the runtime\'s late report, and the late report keeps its cost', async () => {
     const { services, database } = await testEnv();
     const { org, llm, agentId } = await setup();
-    const platformEnds = (callSid: string) => database.db.transaction((tx) => services.calls.applyReport(tx, org.orgId, callSid, { status: 'completed', end_reason: 'user_hangup' }));
+    const platformEnds = (callSid: string) => transaction(database.db, (tx) => services.calls.applyReport(tx, org.orgId, callSid, { status: 'completed', end_reason: 'user_hangup' }));
     // 1. Ended by the platform (the carrier's status callback) with no transcript: nothing to analyze until the runtime's report brings it.
     llm.script.push(text(VALID));
     const first = await createCall(org, agentId, { status: 'in_progress' });

@@ -4,13 +4,13 @@ import { describe, test } from 'node:test';
 import pino from 'pino';
 import { Type } from 'typebox';
 import { buildApp } from '../src/app.ts';
-import { withClientTransaction } from '../src/db/database.ts';
 import { defineJob, jobUnit } from '../src/jobs/job.ts';
 import { JobQueue } from '../src/jobs/queue.ts';
 import { startWorkers } from '../src/workers.ts';
 import { buildServices, JOB_DEFINITIONS } from '../src/services.ts';
 import { testConfig, testEnv } from './helpers/env.ts';
 import { asRole, createOrg, uniqueEmail } from './helpers/fixtures.ts';
+import { transaction, clientTransaction } from '../src/db/unit-of-work.ts';
 
 /** A logger whose lines the test reads. */
 function capturingLogger() {
@@ -51,8 +51,8 @@ describe('composition root and job queue', () => {
     const queue = new JobQueue({ connection: database.connection, config: config.jobs, log: services.log, definitions: JOB_DEFINITIONS, background: true });
     const [definition] = JOB_DEFINITIONS;
     await assert.rejects(queue.send(definition!, { clientId: 'org_000000000000', documentId: 'doc_0', revision: 1 }), /not started/);
-    await assert.rejects(database.db.transaction(async () => queue.start()), /cannot start inside a database transaction/);
-    await assert.rejects(withClientTransaction(database, async () => queue.start()), /cannot start inside a database transaction/);
+    await assert.rejects(transaction(database.db, async () => queue.start()), /cannot start inside a database transaction/);
+    await assert.rejects(clientTransaction(database, async () => queue.start()), /cannot start inside a database transaction/);
     await queue.stop();
   });
 

@@ -9,6 +9,7 @@ import { DataDirLockedError } from '../src/db/lock.ts';
 import { organizations } from '../src/db/schema/index.ts';
 import { newId } from '../src/core/ids.ts';
 import { testEnv } from './helpers/env.ts';
+import { transaction } from '../src/db/unit-of-work.ts';
 
 describe('database', () => {
   test('50 concurrent transactions, 10 rolled back: none leaks into another', async () => {
@@ -16,7 +17,7 @@ describe('database', () => {
     const tag = newId('org').slice(4);
     const results = await Promise.allSettled(
       Array.from({ length: 50 }, (_, i) =>
-        database.db.transaction(async (tx) => {
+        transaction(database.db, async (tx) => {
           const id = `org_t${tag}${String(i).padStart(3, '0')}`;
           await tx.insert(organizations).values({ id, name: `tx-${tag}-${i}` });
           const isolation = (await tx.execute(sql`SHOW transaction_isolation`)).rows[0] as { transaction_isolation: string };

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { clientOf, preparedOn } from '../src/db/database.ts';
 import { driverClientOf } from '../src/db/drizzle-session.ts';
 import { testEnv } from './helpers/env.ts';
+import { transaction } from '../src/db/unit-of-work.ts';
 
 /**
  * Pins what src/db/drizzle-session.ts reads of Drizzle's private state, so a Drizzle upgrade that
@@ -20,7 +21,7 @@ describe("Drizzle's session client (src/db/drizzle-session.ts)", () => {
 
   test("an open transaction's handle is the pool client running that transaction, and a savepoint's the same one", async () => {
     const { database } = await testEnv();
-    await database.db.transaction(async (tx) => {
+    await transaction(database.db, async (tx) => {
       const client = driverClientOf(tx);
       assert.ok(client && !(client instanceof pg.Pool) && typeof (client as pg.PoolClient).release === 'function', 'a pool client');
       assert.equal(clientOf(tx), client);

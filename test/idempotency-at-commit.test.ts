@@ -68,19 +68,19 @@ describe('Idempotency-Key taken at the change\'s commit', () => {
     const ago = (ms: number) => new Date(now.getTime() - ms);
     const later = new Date(now.getTime() + 3_600_000);
 
-    assert.equal(await keys.keep(undefined, scope('free'), 'print', randomUUID(), response), true, 'a free key');
+    assert.equal(await keys.keep(scope('free'), 'print', randomUUID(), response), true, 'a free key');
     await row('expired', 'completed', ago(25 * 3_600_000), ago(1000));
-    assert.equal(await keys.keep(undefined, scope('expired'), 'print', randomUUID(), response), true, 'an expired key');
+    assert.equal(await keys.keep(scope('expired'), 'print', randomUUID(), response), true, 'an expired key');
     await row('lapsed', 'running', ago(16_000), later); // the lease is 15 s
-    assert.equal(await keys.keep(undefined, scope('lapsed'), 'print', randomUUID(), response), true, 'a running key past its lease');
+    assert.equal(await keys.keep(scope('lapsed'), 'print', randomUUID(), response), true, 'a running key past its lease');
     await row('running', 'running', ago(1000), later);
-    assert.equal(await keys.keep(undefined, scope('running'), 'print', randomUUID(), response), false, 'a running key in its lease');
+    assert.equal(await keys.keep(scope('running'), 'print', randomUUID(), response), false, 'a running key in its lease');
     await row('kept', 'completed', ago(1000), later);
-    assert.equal(await keys.keep(undefined, scope('kept'), 'print', randomUUID(), response), false, 'another request\'s kept key');
+    assert.equal(await keys.keep(scope('kept'), 'print', randomUUID(), response), false, 'another request\'s kept key');
     const own = randomUUID();
-    assert.equal(await keys.keep(undefined, scope('own'), 'print', own, undefined), true, 'committed without its response');
+    assert.equal(await keys.keep(scope('own'), 'print', own, undefined), true, 'committed without its response');
     assert.deepEqual(await keys.existing(scope('own')), { fingerprint: 'print', response: undefined });
-    assert.equal(await keys.keep(undefined, scope('own'), 'print', own, response), true, 'its own key, now with the response');
+    assert.equal(await keys.keep(scope('own'), 'print', own, response), true, 'its own key, now with the response');
     assert.deepEqual(await keys.existing(scope('own')), { fingerprint: 'print', response });
   });
 });

@@ -25,12 +25,12 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-/** Events (`evt_`) and webhook deliveries (`dlv_`): 20 letters and digits (extensions.md §1). */
+/**
+ * Events (`evt_`): 20 letters and digits (extensions.md §1). Webhook deliveries (`dlv_`) have 20 too,
+ * made where the outbox writes them (platform/outbox.ts).
+ */
 export function newEventId(): string {
   return `evt_${randomBase62(20)}`;
-}
-export function newDeliveryId(): string {
-  return `dlv_${randomBase62(20)}`;
 }
 
 /** Calls: `call_` followed by 20 letters and digits. */

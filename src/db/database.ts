@@ -5,12 +5,11 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import * as schema from './schema/index.ts';
 import { runningEmbeddedSocket, startEmbedded, type EmbeddedServer } from './embedded.ts';
-import { inTransactionScope } from './transaction-scope.ts';
-import { flushWrites, holdWrites } from './ride-along.ts';
 import { currentHolder, releaseHeldCommit } from './held-commit.ts';
 import { driverClientOf } from './drizzle-session.ts';
 
 export type Db = NodePgDatabase<typeof schema>;
+/** An open transaction as Drizzle hands it out (unit-of-work.ts opens them, with their pending writes). */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 /** Anything a repository can run queries on: the database or an open transaction. */
 export type Executor = Db | Tx;
@@ -36,27 +35,6 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
 
 /**
- * Drizzle over the pool. Its transactions are marked (transaction-scope.ts) so the job queue can
- * refuse to start in one, hold deferred writes (ride-along.ts), sent before their COMMIT, and, in a
- * unit of work that seals its transactions (held-commit.ts: a request holding an idempotency key),
- * have their COMMIT held for the seal.
- */
-function drizzleWithScope(pool: pg.Pool): Db {
-  const db = drizzle({ client: pool, schema });
-  const transaction = db.transaction.bind(db);
-  db.transaction = ((work, config) => inTransactionScope(() => {
-    const holder = currentHolder();
-    if (!holder) return transaction((tx) => holdingWrites(tx, work), config);
-    let open!: Tx;
-    return holder.run((body) => transaction((tx) => {
-      open = tx;
-      return body();
-    }, config), (name, text, values) => preparedOn(open, name, text, values), () => holdingWrites(open, work));
-  })) as Db['transaction'];
-  return db;
-}
-
-/**
  * While a unit of work holds a COMMIT, anything else it sends through the pool first lets that
  * COMMIT go (held-commit.ts): on the embedded database the pool's other connections wait for an
  * open transaction, so the unit would wait for itself.
@@ -69,22 +47,14 @@ function releasingHeldCommits(pool: pg.Pool): void {
   pool.query = ((...args: unknown[]) => (holds(args) ? releaseHeldCommit().then(() => query(...args)) : query(...args))) as pg.Pool['query'];
 }
 
-/** Runs a transaction's work, then sends the writes it deferred while its COMMIT is still ahead. */
-async function holdingWrites<E extends Executor, T>(tx: E, work: (tx: E) => Promise<T>): Promise<T> {
-  holdWrites(tx);
-  const result = await work(tx);
-  await flushWrites(tx, (write) => preparedOn(tx, write.name, write.text, write.values));
-  return result;
-}
-
 /**
  * Clients of the embedded database: every socket connection is one shared session there, where the
  * names of prepared statements would collide, so statements on them go unnamed.
  */
 const sharedSession = new WeakSet<object>();
 
-function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void>): Database {
-  if (kind === 'embedded') {
+function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void>, oneSession = kind === 'embedded'): Database {
+  if (oneSession) {
     sharedSession.add(pool);
     pool.on('connect', (client) => sharedSession.add(client));
   }
@@ -95,7 +65,7 @@ function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void
   pool.on('connect', (client) => client.on('error', () => {}));
   const { connectionString, host, user, database } = pool.options;
   releasingHeldCommits(pool);
-  const db = drizzleWithScope(pool);
+  const db = drizzle({ client: pool, schema });
   return {
     pool,
     db,
@@ -130,7 +100,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       // plan cannot see a LIMIT or an organization's size and may sort a whole organization's calls.
       options: '-c plan_cache_mode=force_custom_plan',
     });
-    return wrap(pool, 'server', async () => {});
+    return wrap(pool, 'server', async () => {}, await servesOneSession(pool));
   }
   if (options.shareRunningServer) {
     const socketDir = runningEmbeddedSocket(options.dataDir);
@@ -149,6 +119,20 @@ export async function openMemoryDatabase(socketDir: string, poolSize: number, id
   return wrap(socketPool(server.socketDir, poolSize, idleTimeoutMs), 'embedded', () => server.close());
 }
 
+/**
+ * Whether a server URL leads to an embedded database's socket (another process's, such as a worker
+ * pointed at `switchboard start`'s): there every connection is one session, where the names of
+ * prepared statements would collide. Unknown (the server is not up yet): a server of its own.
+ */
+async function servesOneSession(pool: pg.Pool): Promise<boolean> {
+  try {
+    const { rows } = await pool.query<{ version: string }>('SELECT version()');
+    return /PGlite/.test(rows[0]?.version ?? '');
+  } catch {
+    return false;
+  }
+}
+
 function socketPool(socketDir: string, max: number, idleTimeoutMillis?: number): pg.Pool {
   return new pg.Pool({ host: socketDir, user: 'postgres', database: 'postgres', max, idleTimeoutMillis });
 }
@@ -163,40 +147,6 @@ export async function runMigrations(database: Database): Promise<void> {
     } finally {
       await client.query('SELECT pg_advisory_unlock(7314001)');
     }
-  } finally {
-    client.release();
-  }
-}
-
-/**
- * A transaction that also hands out its raw client, for libraries that take one (the job queue
- * writes its job in the same transaction as the row it is about).
- */
-export function withClientTransaction<T>(database: Database, work: (tx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return inTransactionScope(() => clientTransaction(database, work));
-}
-
-function clientTransaction<T>(database: Database, work: (tx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const holder = currentHolder();
-  if (!holder) return begun(database, (tx, client) => holdingWrites(tx, (t) => work(t, client)));
-  let open!: { tx: Db; client: pg.PoolClient };
-  return holder.run((body) => begun(database, (tx, client) => {
-    open = { tx, client };
-    return body();
-  }), (name, text, values) => preparedOn(open.tx, name, text, values), () => holdingWrites(open.tx, (t) => work(t, open.client)));
-}
-
-/** BEGIN, the work, COMMIT (ROLLBACK when it throws) on a client of the pool. */
-async function begun<T>(database: Database, work: (tx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await database.pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(drizzle({ client, schema }) as unknown as Db, client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
   } finally {
     client.release();
   }

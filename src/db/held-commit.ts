@@ -1,15 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type pg from 'pg';
-
-/** Sends a statement (prepared under `name` where the connection allows) on the transaction's connection. */
-export type Send = (name: string, text: string, values: unknown[]) => Promise<pg.QueryResultRow[]>;
+import type { PendingWrites } from './pending-write.ts';
 
 /**
- * Written in a transaction, on its connection, just before its COMMIT: what must commit with the change
- * or not at all (an idempotency key's kept response). `outcome` is what the work produced once known
- * (undefined when the commit could not wait for it). Throwing rolls the transaction back.
+ * Added to a transaction's unit of work once the work's outcome is known, so it is written with the
+ * change's other pending writes just before the COMMIT: what must commit with the change or not at
+ * all (an idempotency key's kept response). `outcome` is undefined when the commit could not wait for
+ * it. Throwing, here or in a deferred write's check, rolls the transaction back.
  */
-export type CommitSeal<T> = (send: Send, outcome: T | undefined) => Promise<void>;
+export type CommitSeal<T> = (unit: PendingWrites, outcome: T | undefined) => void;
 
 interface Slot<T> {
   release: (outcome: T | undefined) => void;
@@ -66,8 +64,11 @@ export class CommitHolder<T> {
     return outcome !== undefined;
   }
 
-  /** Runs `open`'s transaction with the COMMIT held (see the class). */
-  run<R>(open: (body: () => Promise<R>) => Promise<R>, send: Send, work: () => Promise<R>): Promise<R> {
+  /**
+   * Runs `open`'s transaction with the COMMIT held (see the class): `work`, then, once the outcome is
+   * known, the seal and the transaction's pending writes (`unit`, read once the transaction is open).
+   */
+  run<R>(open: (body: () => Promise<R>) => Promise<R>, work: () => Promise<R>, unit: () => PendingWrites): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       let handedOut = false;
       let reportCommit!: (err?: unknown) => void;
@@ -84,7 +85,8 @@ export class CommitHolder<T> {
           handedOut = true;
           resolve(result);
         });
-        await this.#seal(send, outcome);
+        this.#seal(unit(), outcome);
+        await unit().flush();
         return result;
       }).then(() => reportCommit(), (err: unknown) => {
         if (handedOut) reportCommit(err);

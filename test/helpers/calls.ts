@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { testEnv } from './env.ts';
 import { asRole, type TestOrg } from './fixtures.ts';
 import { CreditLedger } from '../../src/modules/billing/ledger.ts';
+import { transaction } from '../../src/db/unit-of-work.ts';
 
 /** Reports a call as the voice runtime does (agent_manager key: calls:write). */
 export async function createCall(org: TestOrg, agentId: string, body: Record<string, unknown> = {}) {
@@ -29,7 +30,7 @@ export async function finishedCall(org: TestOrg, agentId: string, report: Record
 
 export async function grantCredits(orgId: string, amount: number): Promise<void> {
   const { database } = await testEnv();
-  await database.db.transaction((tx) => new CreditLedger(tx).credit(orgId, 'adjustment', `test-${orgId}-${Date.now()}-${Math.random()}`, amount, 'test grant'));
+  await transaction(database.db, (tx) => new CreditLedger(tx).credit(orgId, 'adjustment', `test-${orgId}-${Date.now()}-${Math.random()}`, amount, 'test grant'));
 }
 
 /** The balance as the database holds it (read with SQL, not through the ledger under test). */

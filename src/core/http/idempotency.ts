@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../context.ts';
 import { Errors } from '../errors.ts';
-import { CommitHolder, runHoldingCommits, type Send } from '../../db/held-commit.ts';
+import { CommitHolder, runHoldingCommits } from '../../db/held-commit.ts';
+import type { PendingWrites } from '../../db/pending-write.ts';
 
 /** Who a key belongs to: keys of different organizations or credentials never meet. */
 export interface IdempotencyScope {
@@ -44,16 +45,18 @@ export interface IdempotencyStore {
   /** Frees the key, so the request may be tried again (a 5xx, a response that cannot be kept). */
   release(scope: IdempotencyScope, lockId: string): Promise<void>;
   /**
-   * In the change's transaction, before its COMMIT: the key is done with `response`, or marked as
-   * changed when the response is not known yet. Throws when the request no longer holds the key
-   * (a retry took it over): the change must roll back.
+   * Added to the change's pending writes, written with them before its COMMIT: the key is done with
+   * `response`, or marked as changed when the response is not known yet. When the request no longer
+   * holds the key (a retry took it over), that write throws and the change rolls back.
    */
-  seal(send: Send, scope: IdempotencyScope, lockId: string, response: KeptResponse | undefined): Promise<void>;
+  seal(unit: PendingWrites, scope: IdempotencyScope, lockId: string, response: KeptResponse | undefined): void;
   /**
-   * An `in-transaction` route's key, taken with its response in one statement: in the change's
-   * transaction (through `send`, before its COMMIT) or on its own. False when another request has it.
+   * An `in-transaction` route's key, taken with its response by one write among the change's pending
+   * writes; when another request has it, `taken` is called there (and throws: the change rolls back).
    */
-  keep(send: Send | undefined, scope: IdempotencyScope, fingerprint: string, lockId: string, response: KeptResponse | undefined): Promise<boolean>;
+  keepIn(unit: PendingWrites, scope: IdempotencyScope, fingerprint: string, lockId: string, response: KeptResponse | undefined, taken: () => never): void;
+  /** The same key taken on its own, for a request that had no transaction; false when another request has it. */
+  keep(scope: IdempotencyScope, fingerprint: string, lockId: string, response: KeptResponse | undefined): Promise<boolean>;
   existing(scope: IdempotencyScope): Promise<KeptKey | undefined>;
 }
 
@@ -206,16 +209,16 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     const mode = request.routeOptions.config?.idempotency;
     if (mode === 'in-transaction') {
       const lockId = randomUUID();
-      const commits = new CommitHolder<KeptResponse>(async (send, response) => {
-        if (!(await store.keep(send, scope, print, lockId, response))) throw new KeyTakenError();
-      }, MAX_HOLD_MS);
+      const commits = new CommitHolder<KeptResponse>((unit, response) => store.keepIn(unit, scope, print, lockId, response, () => {
+        throw new KeyTakenError();
+      }), MAX_HOLD_MS);
       held.set(request, { scope, lockId, settled: false, commits, takenAtCommit: print });
       return runHoldingCommits(commits as CommitHolder<unknown>, () => done());
     }
     claim(store, scope, print, mode === 'wait').then((result) => {
       if (result.kind !== 'acquired') return void answer(reply, result).then((body) => void reply.send(body), done);
       const lockId = result.lockId;
-      const commits = new CommitHolder<KeptResponse>((send, response) => store.seal(send, scope, lockId, response), MAX_HOLD_MS);
+      const commits = new CommitHolder<KeptResponse>((unit, response) => store.seal(unit, scope, lockId, response), MAX_HOLD_MS);
       held.set(request, { scope, lockId, settled: false, commits });
       return runHoldingCommits(commits as CommitHolder<unknown>, () => done());
     }, (err: unknown) => done(err as Error));
@@ -248,7 +251,7 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     try {
       if (!response) await store.release(scope, lockId);
       else if (takenAtCommit === undefined) await store.complete(scope, lockId, response);
-      else taken = await store.keep(undefined, scope, takenAtCommit, lockId, response);
+      else taken = await store.keep(scope, takenAtCommit, lockId, response);
     } catch (err) {
       request.log.error({ err }, 'the idempotency key could not be settled; it is freed after its lease');
     }

@@ -24,6 +24,7 @@ export interface AgentAnalysisConfig {
 import { checkTraffic, configOf, diffConfigs, pickVersion } from './versions.ts';
 import { AgentVersionRepository, type AgentVersionRow } from './versions-repository.ts';
 import { columns, toAgent, toAgentSummary } from './views.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 // The full agent's schema, for the modules that answer it (the voice runtime's call configuration).
 export { Agent as AgentSchema } from './schemas.ts';
@@ -105,7 +106,7 @@ export class AgentService {
   }
 
   async create(ctx: RequestContext, input: CreateInput): Promise<AgentView> {
-    return this.#db.transaction(async (tx) => {
+    return transaction(this.#db, async (tx) => {
       const repo = new AgentRepository(tx);
       checkAnalysisSettings(input.analysis);
       const toolIds = await this.#checkLinks(repo, 'tools', ctx.orgId, input.tool_ids);
@@ -148,7 +149,7 @@ export class AgentService {
   /** A configuration change makes a version; `traffic` alone is routing and makes none. */
   async update(ctx: RequestContext, agentId: string, input: UpdateInput): Promise<AgentView> {
     const { traffic, ...config } = input;
-    return this.#db.transaction(async (tx) => {
+    return transaction(this.#db, async (tx) => {
       const current = await this.requireAgent(ctx.orgId, agentId, { within: tx, lock: true });
       return this.#change(tx, ctx, current, config, traffic, 'agent.update', Object.keys(input));
     });
@@ -177,7 +178,7 @@ export class AgentService {
    * cleared: the restored configuration takes every new call at once.
    */
   async restore(ctx: RequestContext, agentId: string, version: number): Promise<AgentView> {
-    return this.#db.transaction(async (tx) => {
+    return transaction(this.#db, async (tx) => {
       const current = await this.requireAgent(ctx.orgId, agentId, { within: tx, lock: true });
       const kept = await this.#requireVersion(tx, ctx.orgId, agentId, version);
       // A field added after that version keeps its current value (the version never had one).
@@ -195,7 +196,7 @@ export class AgentService {
 
   /** Refused while phone numbers are assigned to the agent: they must be unassigned first. */
   async delete(ctx: RequestContext, agentId: string): Promise<void> {
-    await this.#db.transaction(async (tx) => {
+    await transaction(this.#db, async (tx) => {
       const repo = new AgentRepository(tx);
       // The lock makes a concurrent assignment wait for this delete (and then find no agent).
       if (!(await repo.findById(ctx.orgId, agentId, { forUpdate: true }))) throw Errors.notFound('Agent');

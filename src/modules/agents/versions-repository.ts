@@ -1,6 +1,6 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
-import { preparedOn, type Executor } from '../../db/database.ts';
-import { deferWrite } from '../../db/ride-along.ts';
+import { type Executor } from '../../db/database.ts';
+import { deferOrSend } from '../../db/unit-of-work.ts';
 import { agentVersions } from '../../db/schema/index.ts';
 
 export type AgentVersionRow = typeof agentVersions.$inferSelect;
@@ -17,13 +17,12 @@ export class AgentVersionRepository {
 
   /**
    * Writes a version in the executor's transaction. It is on the path of every agent change, so, as
-   * the change's audit entry, a transaction of the application's wrappers holds it until the change's
-   * event statement carries it, or its COMMIT (db/ride-along.ts): a round trip and a statement fewer
-   * per change (bench/versions.ts measures what the version costs a PATCH). Elsewhere it goes at once.
+   * the change's audit entry and event, it waits in the transaction's unit of work and is written
+   * with them just before the COMMIT (db/unit-of-work.ts): a round trip and a statement fewer per
+   * change (bench/versions.ts measures what the version costs a PATCH). Elsewhere it goes at once.
    */
   async insert(orgId: string, row: NewAgentVersion): Promise<void> {
-    const write = { name: 'agent_version_insert', text: INSERT_VERSION, values: [orgId, row.agentId, row.version, JSON.stringify(row.config), row.createdBy ?? null] };
-    if (!deferWrite(this.#db, write)) await preparedOn(this.#db, write.name, write.text, write.values);
+    await deferOrSend(this.#db, { name: 'agent_version_insert', text: INSERT_VERSION, values: [orgId, row.agentId, row.version, JSON.stringify(row.config), row.createdBy ?? null] });
   }
 
   async find(orgId: string, agentId: string, version: number): Promise<AgentVersionRow | undefined> {

@@ -12,6 +12,7 @@ import { ApiKeyRepository, type ApiKeyRow } from './repository.ts';
 import type { Revocations } from './revocations.ts';
 import type { EventOutbox } from '../../platform/outbox.ts';
 import type { AuditService } from '../audit/service.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 export interface ApiKeyView {
   key_id: string;
@@ -125,7 +126,7 @@ export class ApiKeyService {
         throw Errors.validation('expires_at must be in the future', [{ path: 'body.expires_at', message: 'must be in the future' }]);
       }
     }
-    const { view, key } = await this.#db.transaction(async (tx) => {
+    const { view, key } = await transaction(this.#db, async (tx) => {
       const issued = await issueApiKey(tx, ctx.orgId, {
         userId: ctx.actor.userId, name: input.name, role: input.role, expiresAt, scopes: input.scopes, allowedIps,
       });
@@ -149,7 +150,7 @@ export class ApiKeyService {
 
   /** Revokes a key of the organization whose role is not above the caller's; idempotent. */
   async revoke(ctx: RequestContext, keyId: string): Promise<ApiKeyView> {
-    const { view, revocation } = await this.#db.transaction(async (tx) => {
+    const { view, revocation } = await transaction(this.#db, async (tx) => {
       const repo = new ApiKeyRepository(tx);
       const row = await repo.findById(ctx.orgId, keyId);
       if (!row) throw Errors.notFound('API key');

@@ -1,6 +1,6 @@
 import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
-import { preparedOn, type Executor } from '../../db/database.ts';
-import { deferWrite } from '../../db/ride-along.ts';
+import { type Executor } from '../../db/database.ts';
+import { deferOrSend } from '../../db/unit-of-work.ts';
 import { orgKeyset } from '../../db/keyset.ts';
 import { auditLogs } from '../../db/schema/index.ts';
 
@@ -54,9 +54,8 @@ export class AuditRepository {
   }
 
   /**
-   * Writes entries in the executor's transaction. A transaction of the application's wrappers holds
-   * them until a statement the change sends anyway carries them, or its COMMIT (db/ride-along.ts);
-   * elsewhere (a savepoint, the pool) they are written at once.
+   * Writes entries in the executor's transaction: with the change's other pending writes just before
+   * its COMMIT (db/unit-of-work.ts), or at once where there is no unit of work (a savepoint, the pool).
    */
   async insert(orgId: string, rows: NewAuditRow[]): Promise<void> {
     if (!rows.length) return;
@@ -65,8 +64,7 @@ export class AuditRepository {
       values.push(row.id, row.actorType, row.actorId, row.actorLabel, row.action, row.resourceType, row.resourceId,
         JSON.stringify(row.changedFields), row.ip, row.userAgent, row.requestId);
     }
-    const write = { name: rows.length <= NAMED_UP_TO ? `audit_insert_${rows.length}` : undefined, text: insertText(rows.length), values };
-    if (!deferWrite(this.#db, write)) await preparedOn(this.#db, write.name, write.text, write.values);
+    await deferOrSend(this.#db, { name: rows.length <= NAMED_UP_TO ? `audit_insert_${rows.length}` : undefined, text: insertText(rows.length), values });
   }
 
   async list(orgId: string, filters: AuditFilters, limit: number, before?: { at: Date; id: string }): Promise<AuditRow[]> {

@@ -7,6 +7,7 @@ import { iso } from '../../core/schemas.ts';
 import { parseInstant } from '../../core/time-zones.ts';
 import { AuditRepository, type AuditRow, type NewAuditRow } from './repository.ts';
 import type { AuditEntry, ListAuditLogsQuery } from './schemas.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 type AuditEntryView = Static<typeof AuditEntry>;
 
@@ -74,7 +75,7 @@ export class AuditService {
    * then `describe` names the change from its result (a created row's id is known only then).
    */
   async change<T>(ctx: RequestContext, work: (tx: Executor) => Promise<T>, describe: (result: T) => AuditChange): Promise<T> {
-    return this.#db.transaction(async (tx) => {
+    return transaction(this.#db, async (tx) => {
       const result = await work(tx);
       await this.record(tx, ctx, describe(result));
       return result;

@@ -16,6 +16,7 @@ import type { EventOutbox } from '../../platform/outbox.ts';
 import type { AuditService } from '../audit/service.ts';
 import { BillingRepository, type CheckoutSessionRow, type TransactionRow } from './repository.ts';
 import { CHECKOUT_LIFETIME_MS, type CheckoutSession, type Transaction, type WebhookReceipt } from './schemas.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 type TransactionView = Static<typeof Transaction>;
 type Receipt = Static<typeof WebhookReceipt>;
@@ -105,7 +106,7 @@ export class BillingService {
   }
 
   async updateSettings(ctx: RequestContext, input: { low_balance_threshold: number }): Promise<{ low_balance_threshold: number }> {
-    const threshold = await this.#deps.db.transaction(async (tx) => {
+    const threshold = await transaction(this.#deps.db, async (tx) => {
       const set = await new CreditLedger(tx).setLowBalanceThreshold(ctx.orgId, roundCredits(input.low_balance_threshold));
       await this.#deps.audit.record(tx, ctx, { action: 'billing_settings.update', resourceType: 'billing_settings', resourceId: ctx.orgId, changedFields: Object.keys(input) });
       return set;
@@ -115,7 +116,7 @@ export class BillingService {
 
   /** An operator's adjustment (`switchboard credits:adjust`): never below zero. */
   async adjust(orgId: string, amount: number, reason: string) {
-    return this.#deps.db.transaction(async (tx) => {
+    return transaction(this.#deps.db, async (tx) => {
       if (!(await this.#deps.organizations.organizationName(orgId, tx))) throw Errors.notFound(`Organization ${orgId}`);
       const ledger = new CreditLedger(tx);
       if ((await ledger.balance(orgId)) + amount < 0) throw Errors.conflict('insufficient_credits', 'The balance would go below zero');
@@ -161,7 +162,7 @@ export class BillingService {
       if (err instanceof PaymentProviderError) throw Errors.upstream('payment_provider_error', err.message, { cause: err });
       throw err;
     }
-    const row = await this.#deps.db.transaction(async (tx) => {
+    const row = await transaction(this.#deps.db, async (tx) => {
       const inserted = await new BillingRepository(tx).insertSession(ctx.orgId, {
         id: sessionId, provider: this.#deps.provider.kind, providerSessionId: checkout.providerSessionId, checkoutUrl: checkout.url,
         amountDollars, credits, idempotencyKey: idempotencyKey ?? null, createdBy: ctx.actor.userId, expiresAt,
@@ -198,7 +199,7 @@ export class BillingService {
     if (!event.type.startsWith('checkout.session.') || !event.providerSessionId) {
       return { received: true, applied: false, detail: `Event type ${event.type} is not used` };
     }
-    return this.#deps.db.transaction(async (tx) => {
+    return transaction(this.#deps.db, async (tx) => {
       const repo = new BillingRepository(tx);
       const session = await repo.findByProviderSession(provider, event.providerSessionId!);
       if (!session) throw Errors.validation(`No checkout session ${event.providerSessionId}`);

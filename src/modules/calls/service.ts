@@ -21,6 +21,7 @@ import { isFinal, statusStage, toCall } from './views.ts';
 import type { CallEndListener, CampaignCall, EndedTranscriptListener, FinalReportListener } from './ports.ts';
 import { costChanges, lateReportChanges } from './late-report.ts';
 import { CallEnding } from './ending.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 // The call's schemas, for the modules that answer a call (the voice runtime's call configuration).
 export { Call as CallSchema, CallVariables } from './schemas.ts';
@@ -96,7 +97,7 @@ export class CallService {
       // A call reported already ended through the API takes no later report.
       finalReportAt: isFinal(status) ? new Date() : null,
     };
-    return toCall(await this.#db.transaction(async (tx) => {
+    return toCall(await transaction(this.#db, async (tx) => {
       const { call } = await this.openCall(tx, ctx.orgId, row);
       await this.#deps.audit.record(tx, ctx, { action: 'call.create', resourceType: 'call', resourceId: call.callSid, changedFields: Object.keys(input) });
       return call;
@@ -153,7 +154,7 @@ export class CallService {
    */
   async endUnconnected(orgId: string, callSid: string, status: 'failed' | 'canceled'): Promise<boolean> {
     try {
-      await this.#db.transaction((tx) => this.applyReport(tx, orgId, callSid, { status, end_reason: 'error' }));
+      await transaction(this.#db, (tx) => this.applyReport(tx, orgId, callSid, { status, end_reason: 'error' }));
       return true;
     } catch (err) {
       if (isAppError(err, ErrorCodes.callFinalized)) return false;
@@ -176,7 +177,7 @@ export class CallService {
 
   /** The runtime's report (`PATCH /api/calls/{call_sid}`). */
   async update(ctx: RequestContext, callSid: string, input: UpdateInput): Promise<CallView> {
-    const { call, ended } = await this.#db.transaction(async (tx) => {
+    const { call, ended } = await transaction(this.#db, async (tx) => {
       const reported = await this.#report(tx, ctx.orgId, callSid, input, 'api');
       await this.#deps.audit.record(tx, ctx, { action: 'call.update', resourceType: 'call', resourceId: callSid, changedFields: Object.keys(input) });
       return reported;

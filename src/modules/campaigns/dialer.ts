@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { newCallSid } from '../../core/ids.ts';
 import type { Logger } from '../../core/logger.ts';
-import { withClientTransaction, type Database, type Db, type Executor } from '../../db/database.ts';
+import { type Database, type Db, type Executor } from '../../db/database.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { CallPlacer, CallService, Placement } from '../calls/service.ts';
@@ -12,6 +12,7 @@ import { CAMPAIGN_PLACE_CALL, CAMPAIGN_TICK } from './jobs.ts';
 import { completeCampaign, nothingLeft } from './progress.ts';
 import { CampaignRepository, type CampaignRow } from './repository.ts';
 import { hasEnded, isOpen, nextOpening, type Schedule } from './schedule.ts';
+import { transaction, clientTransaction } from '../../db/unit-of-work.ts';
 
 /** How many more calls the organization may have active now (its concurrency limit), in the caller's transaction. */
 export interface OrgCallCapacity {
@@ -75,7 +76,7 @@ export class CampaignDialer {
   }
 
   async tick(orgId: string, campaignId: string): Promise<TickResult> {
-    return withClientTransaction(this.#deps.database, async (tx, client) => {
+    return clientTransaction(this.#deps.database, async (tx, client) => {
       const campaign = await new CampaignRepository(tx).findById(orgId, campaignId, { forUpdate: true });
       if (!campaign || campaign.status !== 'running') return { dialed: 0, next: null, reason: 'not running' };
       const result = await this.#decide(tx, campaign, client);
@@ -146,7 +147,7 @@ export class CampaignDialer {
    * decides) rather than dialling the same attempt a second time.
    */
   async place(p: { clientId: string; campaignId: string; contactId: number; callSid: string }): Promise<void> {
-    const step = await this.#db.transaction(async (tx) => {
+    const step = await transaction(this.#db, async (tx) => {
       const contacts = new ContactRepository(tx);
       const contact = await contacts.findById(p.clientId, p.campaignId, p.contactId, { forUpdate: true });
       if (!contact || contact.currentCallSid !== p.callSid) return 'stale';

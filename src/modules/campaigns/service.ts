@@ -6,7 +6,7 @@ import type { RequestContext } from '../../core/context.ts';
 import { decodeCursor, encodeCursor, pageNewestFirst, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { clientOf, withClientTransaction, type Database, type Db } from '../../db/database.ts';
+import { clientOf, type Database, type Db } from '../../db/database.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { AgentService } from '../agents/service.ts';
 import type { AuditService } from '../audit/service.ts';
@@ -19,6 +19,7 @@ import { columns, toCampaignView, toContactView, type CampaignInput } from './vi
 import {
   DEFAULTS, MAX_CONTACTS, type Campaign, type CampaignStatus, type CampaignContact, type ContactsUploadResult, type CreateCampaignBody, type RejectionReason, type UpdateCampaignBody,
 } from './schemas.ts';
+import { transaction, clientTransaction } from '../../db/unit-of-work.ts';
 
 type CampaignView = Static<typeof Campaign>;
 type ContactView = Static<typeof CampaignContact>;
@@ -69,7 +70,7 @@ export class CampaignService {
   async create(ctx: RequestContext, input: Static<typeof CreateCampaignBody>): Promise<CampaignView> {
     const values = columns({ max_concurrency: DEFAULTS.maxConcurrency, calls_per_minute: DEFAULTS.callsPerMinute, retry: {}, ...input } as CampaignInput);
     await this.#checkReferences(ctx.orgId, input.agent_id, input.from_phone_number_id);
-    const row = await this.#db.transaction(async (tx) => {
+    const row = await transaction(this.#db, async (tx) => {
       const created = await new CampaignRepository(tx).insert(ctx.orgId, { ...(values as NewCampaignRow), id: newId('cmp') });
       await this.#deps.audit.record(tx, ctx, audited('campaign.create', created.id, Object.keys(input)));
       return created;
@@ -91,7 +92,7 @@ export class CampaignService {
   async update(ctx: RequestContext, id: string, input: Static<typeof UpdateCampaignBody>): Promise<CampaignView> {
     const values = columns(input);
     if (input.agent_id !== undefined || input.from_phone_number_id !== undefined) await this.#checkReferences(ctx.orgId, input.agent_id, input.from_phone_number_id);
-    return this.#db.transaction(async (tx) => {
+    return transaction(this.#db, async (tx) => {
       const campaigns = new CampaignRepository(tx);
       const current = await this.#lock(campaigns, ctx.orgId, id);
       if (current.status !== 'draft' && current.status !== 'paused') throw notAllowed(current, 'changed');
@@ -101,7 +102,7 @@ export class CampaignService {
   }
 
   async delete(ctx: RequestContext, id: string): Promise<CampaignView> {
-    return this.#db.transaction(async (tx) => {
+    return transaction(this.#db, async (tx) => {
       const campaigns = new CampaignRepository(tx);
       const current = await this.#lock(campaigns, ctx.orgId, id);
       if (current.status !== 'draft' && current.status !== 'paused') throw notAllowed(current, 'deleted');
@@ -136,7 +137,7 @@ export class CampaignService {
     check?: (c: CampaignRow, tx: Db) => Promise<void>,
   ) {
     const to: CampaignStatus = action === 'paused' ? 'paused' : action === 'cancelled' ? 'cancelled' : 'running';
-    const row = await withClientTransaction(this.#deps.database, async (tx, client) => {
+    const row = await clientTransaction(this.#deps.database, async (tx, client) => {
       const campaigns = new CampaignRepository(tx);
       const current = await this.#lock(campaigns, ctx.orgId, id);
       if (!from.includes(current.status as CampaignStatus)) throw notAllowed(current, action);
@@ -216,7 +217,7 @@ export class CampaignService {
     ctx: RequestContext, id: string, add: (contacts: ContactRepository, room: number, n: number) => Promise<BatchOutcome>, batches: number, uploadId?: string,
   ): Promise<BatchOutcome[]> {
     const { orgId } = ctx;
-    return this.#db.transaction(async (tx) => {
+    return transaction(this.#db, async (tx) => {
       const campaigns = new CampaignRepository(tx);
       const contacts = new ContactRepository(tx);
       const campaign = takesContacts(await campaigns.lockCounts(orgId, id));

@@ -6,6 +6,7 @@ import { DataSettingsRepository, type DataSettingsChanges, type DataSettingsRow,
 import { redactPii } from './pii-redaction.ts';
 import type { DataSettings, UpdateDataSettingsBody } from './schemas.ts';
 import type { AuditService } from '../audit/service.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 type DataSettingsView = Static<typeof DataSettings>;
 
@@ -36,7 +37,7 @@ export class DataSettingsService {
     if (input.transcript_retention_days !== undefined) changes.transcriptRetentionDays = input.transcript_retention_days;
     if (input.recording_retention_days !== undefined) changes.recordingRetentionDays = input.recording_retention_days;
     if (input.redact_pii !== undefined) changes.redactPii = input.redact_pii;
-    const row = await this.#db.transaction(async (tx) => {
+    const row = await transaction(this.#db, async (tx) => {
       const updated = await new DataSettingsRepository(tx).upsert(ctx.orgId, changes);
       await this.#audit.record(tx, ctx, { action: 'data_settings.update', resourceType: 'data_settings', resourceId: ctx.orgId, changedFields: Object.keys(input) });
       return updated;

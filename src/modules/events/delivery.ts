@@ -8,6 +8,7 @@ import type { DeliveryOutcome, Metrics } from '../../core/metrics.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { WEBHOOK_DISABLED_EMAIL } from './jobs.ts';
 import { DeliveryRepository, EventRepository, WebhookRepository, type DeliveryAttempt, type DeliveryRow, type EndpointRow, type EventRow } from './repository.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 /** How deliveries are made: the contract's values by default, shorter in tests. */
 export interface DeliverySettings {
@@ -147,7 +148,7 @@ export class WebhookDeliverer {
   /** Records the attempt on the locked delivery, with what it decides for the delivery and the endpoint. */
   async #record(orgId: string, deliveryId: string, number: number, at: Date, result: AttemptResult): Promise<DeliveryRow | undefined> {
     const { db, queue, settings } = this.#deps;
-    return db.transaction(async (tx) => {
+    return transaction(db, async (tx) => {
       const deliveries = new DeliveryRepository(tx);
       const current = await deliveries.findById(orgId, deliveryId, { forUpdate: true });
       if (!current || current.attemptCount >= number) return current; // recorded by another worker meanwhile

@@ -15,6 +15,7 @@ import type { EventOutbox } from '../../platform/outbox.ts';
 import { DeliveryRepository, WebhookRepository, type EndpointRow, type NewEndpointRow } from './repository.ts';
 import type { CreateWebhookBody, Delivery, ListDeliveriesQuery, ListWebhooksQuery, UpdateWebhookBody, Webhook } from './schemas.ts';
 import { toDelivery } from './service.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 type WebhookView = Static<typeof Webhook>;
 type DeliveryView = Static<typeof Delivery>;
@@ -144,7 +145,7 @@ export class WebhookService {
   /** A new secret; the current one keeps signing beside it for 24 hours (two signatures per request). */
   async rotateSecret(ctx: RequestContext, id: string): Promise<{ secret: string }> {
     const secret = newSecret();
-    await this.#deps.db.transaction(async (tx) => {
+    await transaction(this.#deps.db, async (tx) => {
       const repo = new WebhookRepository(tx);
       const row = await repo.findById(ctx.orgId, id, { forUpdate: true });
       if (!row) throw Errors.notFound('Webhook');
@@ -159,11 +160,11 @@ export class WebhookService {
 
   /** Sends a `webhook.test` event to this endpoint now and returns its delivery with the attempt. */
   async test(ctx: RequestContext, id: string): Promise<DeliveryView> {
-    const deliveryId = await this.#deps.db.transaction(async (tx) => {
+    const deliveryId = await transaction(this.#deps.db, async (tx) => {
       const row = await new WebhookRepository(tx).findById(ctx.orgId, id);
       if (!row) throw Errors.notFound('Webhook');
       const emitted = await this.#deps.outbox.emit(tx, ctx.orgId, 'webhook.test', { webhook_id: id }, { onlyEndpoint: id, attemptedByCaller: true });
-      return emitted.deliveryIds[0]!;
+      return emitted.firstDeliveryId;
     });
     return toDelivery((await this.#deps.deliverer.attempt(ctx.orgId, deliveryId))!);
   }

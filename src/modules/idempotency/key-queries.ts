@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.ts';
-import type { Send } from '../../db/held-commit.ts';
+import type { PendingWrite } from '../../db/pending-write.ts';
 import type { IdempotencyScope, KeptResponse } from '../../core/http/idempotency.ts';
 
 /**
@@ -137,22 +137,29 @@ export class IdempotencyKeyQueries {
     return taken.length === 1;
   }
 
-  /** Seals the key in the change's transaction (through `send`); false when the request no longer holds it. */
-  async seal(send: Send, scope: IdempotencyScope, lockId: string, response: KeptResponse | undefined): Promise<boolean> {
-    const rows = await send('idempotency_seal', SEAL, [
-      scope.orgId, scope.credentialId, scope.key, lockId, response?.status ?? null, response?.contentType ?? null, response?.body ?? null,
-    ]);
-    return rows.length > 0;
+  /** The key's seal, for the change's transaction (its pending writes): it returns a row only while the request holds the key. */
+  sealWrite(scope: IdempotencyScope, lockId: string, response: KeptResponse | undefined): PendingWrite {
+    return {
+      name: 'idempotency_seal', text: SEAL,
+      values: [scope.orgId, scope.credentialId, scope.key, lockId, response?.status ?? null, response?.contentType ?? null, response?.body ?? null],
+    };
   }
 
-  /** Takes the key with its response (KEEP), through `send` in the change's transaction or on the pool; whether it took it. */
-  async keep(send: Send | undefined, claim: ClaimRow, response: KeptResponse | undefined, times: ClaimTimes): Promise<boolean> {
-    const values = [
-      claim.scope.orgId, claim.scope.credentialId, claim.scope.key, claim.fingerprint, claim.lockId, times.now, times.expiresAt,
-      response?.status ?? null, response?.contentType ?? null, response?.body ?? null, times.leaseLapsedBefore,
-    ];
-    const rows = send ? await send('idempotency_keep', KEEP, values) : await this.#database.prepared('idempotency_keep', KEEP, values);
-    return rows.length > 0;
+  /** The key taken with its response (KEEP), for the change's transaction: it returns a row when it took the key. */
+  keepWrite(claim: ClaimRow, response: KeptResponse | undefined, times: ClaimTimes): PendingWrite {
+    return {
+      name: 'idempotency_keep', text: KEEP,
+      values: [
+        claim.scope.orgId, claim.scope.credentialId, claim.scope.key, claim.fingerprint, claim.lockId, times.now, times.expiresAt,
+        response?.status ?? null, response?.contentType ?? null, response?.body ?? null, times.leaseLapsedBefore,
+      ],
+    };
+  }
+
+  /** KEEP on its own (a request that had no transaction to ride); whether it took the key. */
+  async keep(claim: ClaimRow, response: KeptResponse | undefined, times: ClaimTimes): Promise<boolean> {
+    const write = this.keepWrite(claim, response, times);
+    return (await this.#database.prepared(write.name!, write.text, write.values)).length > 0;
   }
 
   async existing(scope: IdempotencyScope): Promise<ExistingRow | undefined> {

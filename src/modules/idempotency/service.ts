@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.ts';
 import { InFlightBatcher } from '../../core/in-flight-batcher.ts';
-import type { Send } from '../../db/held-commit.ts';
+import type { PendingWrites } from '../../db/pending-write.ts';
 import { IdempotencyKeyQueries, type ClaimTimes } from './key-queries.ts';
 import { Errors } from '../../core/errors.ts';
 import { answerOf, type IdempotencyClaim, type IdempotencyScope, type IdempotencyStore, type KeptKey, type KeptResponse } from '../../core/http/idempotency.ts';
@@ -84,8 +84,12 @@ export class IdempotencyService implements IdempotencyStore {
     return { kind: 'in_use' };
   }
 
-  async keep(send: Send | undefined, scope: IdempotencyScope, fingerprint: string, lockId: string, response: KeptResponse | undefined): Promise<boolean> {
-    return this.#keys.keep(send, { scope, fingerprint, lockId }, response, this.#times());
+  keepIn(unit: PendingWrites, scope: IdempotencyScope, fingerprint: string, lockId: string, response: KeptResponse | undefined, taken: () => never): void {
+    unit.defer({ ...this.#keys.keepWrite({ scope, fingerprint, lockId }, response, this.#times()), check: (rows) => rows > 0 || taken() });
+  }
+
+  async keep(scope: IdempotencyScope, fingerprint: string, lockId: string, response: KeptResponse | undefined): Promise<boolean> {
+    return this.#keys.keep({ scope, fingerprint, lockId }, response, this.#times());
   }
 
   async existing(scope: IdempotencyScope): Promise<KeptKey | undefined> {
@@ -102,11 +106,14 @@ export class IdempotencyService implements IdempotencyStore {
     await this.#operations.submit({ kind: 'complete', scope, lockId, response });
   }
 
-  async seal(send: Send, scope: IdempotencyScope, lockId: string, response: KeptResponse | undefined): Promise<void> {
-    if (!(await this.#keys.seal(send, scope, lockId, response))) {
-      throw Errors.conflict('idempotency_key_in_use', 'A retry with this Idempotency-Key took it over while this request ran; this request changed nothing');
-    }
-    if (response) this.#let(lockId);
+  seal(unit: PendingWrites, scope: IdempotencyScope, lockId: string, response: KeptResponse | undefined): void {
+    unit.defer({
+      ...this.#keys.sealWrite(scope, lockId, response),
+      check: (rows) => {
+        if (!rows) throw Errors.conflict('idempotency_key_in_use', 'A retry with this Idempotency-Key took it over while this request ran; this request changed nothing');
+        if (response) this.#let(lockId);
+      },
+    });
   }
 
   /**

@@ -14,6 +14,7 @@ import { integrationProviderFor, PROVIDERS_BY_CATEGORY, servesCategory, VOICE_CA
 import { IntegrationRepository, type IntegrationRow } from './repository.ts';
 import type { CreateIntegrationBody, Integration, IntegrationSummary, UpdateIntegrationBody } from './schemas.ts';
 import type { AuditService } from '../audit/service.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 export { VOICE_CATEGORIES, type VoiceCategory } from './providers.ts';
 export type { ProviderCredentials } from '../../adapters/providers/provider-validator.ts';
@@ -113,7 +114,7 @@ export class IntegrationService {
 
   /** Refused while phone numbers were imported through it. */
   async delete(ctx: RequestContext, id: string): Promise<void> {
-    await this.#db.transaction(async (tx) => {
+    await transaction(this.#db, async (tx) => {
       const repo = new IntegrationRepository(tx);
       if (!(await repo.findById(ctx.orgId, id))) throw Errors.notFound('Integration');
       const numbers = await repo.phoneNumberCount(ctx.orgId, id);

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { withClientTransaction, type Database } from '../../db/database.ts';
+import { type Database } from '../../db/database.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Principal, RequestContext } from '../../core/context.ts';
 import { Errors } from '../../core/errors.ts';
@@ -13,6 +13,7 @@ import type { AuditService } from '../audit/service.ts';
 import { INVITATION_EMAIL } from './jobs.ts';
 import { InvitationRepository, type InvitationRow } from './repository.ts';
 import { INVITATION_DAYS, type CreateInvitationBody, type Invitation } from './schemas.ts';
+import { transaction, clientTransaction } from '../../db/unit-of-work.ts';
 
 type InvitationView = Static<typeof Invitation>;
 
@@ -66,7 +67,7 @@ export class InvitationService {
     // Inviting with a narrowed key may not give the invitee more than the key holds.
     assertInvitationWithinCaller(ctx, input.role);
     const email = input.email.trim().toLowerCase();
-    const row = await withClientTransaction(this.#deps.database, async (tx, client) => {
+    const row = await clientTransaction(this.#deps.database, async (tx, client) => {
       const repo = new InvitationRepository(tx);
       if (await repo.isMemberByEmail(ctx.orgId, email)) throw Errors.conflict('already_member', `${email} is already a member`);
       const now = new Date();
@@ -83,7 +84,7 @@ export class InvitationService {
   }
 
   async cancel(ctx: RequestContext, inviteId: string): Promise<InvitationView> {
-    const cancelled = await this.#deps.database.db.transaction(async (tx) => {
+    const cancelled = await transaction(this.#deps.database.db, async (tx) => {
       const row = await new InvitationRepository(tx).settle(ctx.orgId, inviteId, { status: 'cancelled', cancelledAt: new Date() });
       if (row) await this.#deps.audit.record(tx, ctx, audited('invitation.cancel', inviteId, ['status']));
       return row;
@@ -105,7 +106,7 @@ export class InvitationService {
       throw Errors.forbidden('Accept an invitation with a sign-in token carrying your email, not an API key');
     }
     const email = actor.email.toLowerCase();
-    return this.#deps.database.db.transaction(async (tx) => {
+    return transaction(this.#deps.database.db, async (tx) => {
       const repo = new InvitationRepository(tx);
       const invitation = await repo.findForAccept(inviteId);
       if (!invitation) throw Errors.notFound('Invitation');

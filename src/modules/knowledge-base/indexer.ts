@@ -6,6 +6,7 @@ import type { Format } from './file-types.ts';
 import { DocumentRepository } from './repository.ts';
 import { toDocument } from './document-view.ts';
 import type { EventOutbox } from '../../platform/outbox.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 /** What an indexing job names: one revision of one document. */
 export interface DocumentRevision {
@@ -45,7 +46,7 @@ export class DocumentIndexer {
       const extracted = await extract(doc.format as Format, content);
       const chunks = chunk(extracted);
       const embeddings = await this.#embedder.embed(chunks.map((c) => c.text));
-      await this.#db.transaction(async (tx) => {
+      await transaction(this.#db, async (tx) => {
         const txRepo = new DocumentRepository(tx);
         const current = await txRepo.update(clientId, documentId, {
           processingStatus: 'completed',
@@ -81,7 +82,7 @@ export class DocumentIndexer {
   /** Marks the revision failed with document.failed in the same transaction (a stale revision changes nothing). */
   async #fail(job: DocumentRevision, error: string): Promise<void> {
     const { clientId, documentId, revision } = job;
-    await this.#db.transaction(async (tx) => {
+    await transaction(this.#db, async (tx) => {
       const repo = new DocumentRepository(tx);
       const failed = await repo.update(clientId, documentId, { processingStatus: 'failed', processingError: error }, revision);
       if (failed) await this.#outbox.emit(tx, clientId, 'document.failed', toDocument(failed, await repo.agentIds(clientId, documentId)));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Static } from 'typebox';
-import { withClientTransaction, type Database } from '../../db/database.ts';
+import { type Database } from '../../db/database.ts';
 import type { RequestContext } from '../../core/context.ts';
 import { decodeCursor, decodeIntegerCursor, decodeTimeCursor, toPage, type Page } from '../../core/cursor.ts';
 import { Errors } from '../../core/errors.ts';
@@ -18,6 +18,7 @@ import type { SpooledFile } from '../../adapters/storage/spool.ts';
 import { DocumentRepository, sortValueOf, type DocumentPosition, type DocumentRow, type NewDocumentRow, type SortBy } from './repository.ts';
 import type { CreatedDocument, CreateTextDocumentBody, Document, DocumentSummary, ListDocumentsQuery, SearchHit } from './schemas.ts';
 import type { AuditService } from '../audit/service.ts';
+import { clientTransaction } from '../../db/unit-of-work.ts';
 
 type SummaryView = Static<typeof DocumentSummary>;
 type DocumentView = Static<typeof Document>;
@@ -123,7 +124,7 @@ export class KnowledgeBaseService {
   }
 
   async reprocess(ctx: RequestContext, id: string): Promise<Created> {
-    return withClientTransaction(this.#database, async (tx, client) => {
+    return clientTransaction(this.#database, async (tx, client) => {
       const messageId = randomUUID();
       const row = await new DocumentRepository(tx).bumpRevision(ctx.orgId, id, messageId);
       if (!row) throw Errors.notFound('Document');
@@ -143,7 +144,7 @@ export class KnowledgeBaseService {
   }
 
   async #create(ctx: RequestContext, row: NewDocumentRow, agentId: string | undefined): Promise<Created> {
-    return withClientTransaction(this.#database, async (tx, client) => {
+    return clientTransaction(this.#database, async (tx, client) => {
       const repo = new DocumentRepository(tx);
       const messageId = randomUUID();
       const created = await repo.insert(ctx.orgId, { ...row, messageId });

@@ -7,6 +7,7 @@ import type { ApiKeyService } from '../api-keys/service.ts';
 import type { EventOutbox } from '../../platform/outbox.ts';
 import type { AuditService } from '../audit/service.ts';
 import { OrganizationRepository, type MemberRow } from './repository.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 export const toMemberView = (row: MemberRow) => ({ user_id: row.userId, email: row.email, role: row.role as Role, joined_at: iso(row.createdAt) });
 
@@ -28,7 +29,7 @@ export class MemberService {
   }
 
   async #change(ctx: RequestContext, userId: string, newRole: Role | null) {
-    const { member, revocation } = await this.#db.transaction(async (tx) => {
+    const { member, revocation } = await transaction(this.#db, async (tx) => {
       const repo = new OrganizationRepository(tx);
       const admins = await repo.lockAdmins(ctx.orgId);
       const member = await repo.findMember(ctx.orgId, userId);

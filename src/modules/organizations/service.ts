@@ -11,6 +11,7 @@ import { issueApiKey } from '../api-keys/service.ts';
 import { OrganizationRepository, type OrganizationRow } from './repository.ts';
 import { toMemberView } from './members.ts';
 import type { AuditService } from '../audit/service.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 
 export interface OrganizationView {
@@ -48,7 +49,7 @@ async function createOrganizationIn(tx: Executor, name: string, userId: string):
  * transaction: used by `switchboard org:create` and the first-run bootstrap.
  */
 export async function provisionOrganization(db: Db, input: { name: string; email?: string | null }): Promise<ProvisionedOrganization> {
-  return db.transaction((tx) => provisionOrganizationIn(tx, input));
+  return transaction(db, (tx) => provisionOrganizationIn(tx, input));
 }
 
 export async function provisionOrganizationIn(tx: Executor, input: { name: string; email?: string | null }): Promise<ProvisionedOrganization> {
@@ -79,7 +80,7 @@ export class OrganizationService {
    * transaction-scoped advisory lock keeps two servers starting together from both bootstrapping.
    */
   async bootstrapIfEmpty(dataDir: string, adminEmail?: string): Promise<ProvisionedOrganization | null> {
-    const created = await this.#db.transaction(async (tx) => {
+    const created = await transaction(this.#db, async (tx) => {
       const repo = new OrganizationRepository(tx);
       await repo.lockBootstrap();
       if ((await repo.countOrganizations()) > 0) return null;
@@ -131,7 +132,7 @@ export class OrganizationService {
   async create(principal: Principal, input: { name: string }): Promise<OrganizationView> {
     // An API key belongs to one organization; a new organization needs a person to be its admin.
     if (principal.actor.type !== 'user') throw Errors.userTokenRequired();
-    const org = await this.#db.transaction(async (tx) => {
+    const org = await transaction(this.#db, async (tx) => {
       const created = await createOrganizationIn(tx, input.name, principal.actor.userId);
       const ctx = { orgId: created.id, actor: principal.actor, role: 'admin' as const, requestId: principal.requestId, ip: principal.ip, userAgent: principal.userAgent };
       await this.#audit?.record(tx, ctx, { action: 'organization.create', resourceType: 'organization', resourceId: created.id, changedFields: ['name'] });

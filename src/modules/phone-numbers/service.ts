@@ -16,6 +16,7 @@ import type { IntegrationService } from '../integrations/service.ts';
 import { PhoneNumberRepository, type NewPhoneNumberRow, type PhoneNumberRow } from './repository.ts';
 import { connectCarrierNumber, createSipTrunks, releaseSipTrunks, type SipTrunkIds } from './provisioning.ts';
 import type { ImportPhoneNumberBody, PhoneNumber, UpdatePhoneNumberBody } from './schemas.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 type ImportInput = Static<typeof ImportPhoneNumberBody>;
 type PhoneNumberView = Static<typeof PhoneNumber>;
@@ -154,7 +155,7 @@ export class PhoneNumberService {
 
   /** `agent_id` assigns (the agent row is locked so a concurrent agent delete cannot slip by), `null` unassigns. */
   async update(ctx: RequestContext, id: string, input: Static<typeof UpdatePhoneNumberBody>): Promise<PhoneNumberView> {
-    return this.#db.transaction(async (tx) => {
+    return transaction(this.#db, async (tx) => {
       const repo = new PhoneNumberRepository(tx);
       if (!(await repo.findById(ctx.orgId, id, { forUpdate: true }))) throw Errors.notFound('Phone number');
       if (input.agent_id) await this.#agents.requireAgent(ctx.orgId, input.agent_id, { within: tx, lock: true });
@@ -170,7 +171,7 @@ export class PhoneNumberService {
 
   /** Refused while assigned; another organization's number is 403. SIP trunks are removed after the row. */
   async delete(ctx: RequestContext, id: string): Promise<PhoneNumberView> {
-    const row = await this.#db.transaction(async (tx) => {
+    const row = await transaction(this.#db, async (tx) => {
       const repo = new PhoneNumberRepository(tx);
       const found = await repo.findById(ctx.orgId, id, { forUpdate: true });
       if (!found) {
@@ -230,7 +231,7 @@ export class PhoneNumberService {
   /** Records the names of the import's fields (a SIP password's value never reaches the log). */
   async #insert(ctx: RequestContext, row: NewPhoneNumberRow, input: ImportInput): Promise<PhoneNumberRow> {
     try {
-      return await this.#db.transaction(async (tx) => {
+      return await transaction(this.#db, async (tx) => {
         const inserted = await new PhoneNumberRepository(tx).insert(ctx.orgId, row);
         await this.#audit.record(tx, ctx, audited('phone_number.import', inserted.id, input));
         await this.#outbox.emit(tx, ctx.orgId, 'phone_number.imported', toPhoneNumberView(inserted));

@@ -13,6 +13,7 @@ import type { IntegrationService } from '../integrations/service.ts';
 import type { PhoneNumberService } from '../phone-numbers/service.ts';
 import { TelephonyRepository } from './repository.ts';
 import { placedCallQuery } from './service.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 export interface DialingDeps {
   db: Db;
@@ -60,7 +61,7 @@ export class OutboundDialing implements CallDialer, CallPlacer {
     const agent = await this.#deps.agents.requireAgent(ctx.orgId, input.agent_id);
     const number = await this.#deps.phoneNumbers.requireOutboundNumber(ctx.orgId, input.from_phone_number_id);
     const callSid = newCallSid();
-    await db.transaction(async (tx) => {
+    await transaction(db, async (tx) => {
       // Read in the transaction that admits the call: a balance spent meanwhile is seen.
       if ((await this.#deps.billing.balanceOf(tx, ctx.orgId)) <= 0) {
         throw Errors.conflict('insufficient_credits', 'The organization has no credits left to place a call; buy credits first');

@@ -11,6 +11,7 @@ import { verifyCarrierSignature } from './signature.ts';
 import type { CallTokens } from '../../core/auth/call-tokens.ts';
 import type { CarrierClient } from '../../adapters/carrier/carrier-client.ts';
 import { connectStream, dialSip, escapeXml, reject } from './twiml.ts';
+import { transaction } from '../../db/unit-of-work.ts';
 
 /** A request of the carrier to one of its webhooks. */
 export interface CarrierRequest {
@@ -99,7 +100,7 @@ export class TelephonyService {
       recordingEnabled: agent.recordingEnabled, providerCallSid: providerCallSid ?? null,
     };
     try {
-      const { call, admitted } = await this.#deps.db.transaction((tx) => this.#deps.calls.openCall(tx, number.clientId, row, 'record_failed'));
+      const { call, admitted } = await transaction(this.#deps.db, (tx) => this.#deps.calls.openCall(tx, number.clientId, row, 'record_failed'));
       return admitted ? this.#connect(call) : reject();
     } catch (err) {
       // The carrier sent the same call twice at once: the other request made it.
@@ -131,7 +132,7 @@ export class TelephonyService {
     if (!call || !status) return; // a call this platform never made (rejected), or a status it does not track
     if (placed && providerCallSid) await this.#lookups.setProviderCallSid(call.clientId, call.callSid, providerCallSid);
 
-    await this.#deps.db.transaction(async (tx) => {
+    await transaction(this.#deps.db, async (tx) => {
       const current = await new TelephonyRepository(tx).call(call.clientId, call.callSid, { forUpdate: true });
       if (!current || isFinal(current.status) || statusStage(status) <= statusStage(current.status)) return;
       if (!isFinal(status)) {
@@ -177,7 +178,7 @@ export class TelephonyService {
     const message = 'No voice runtime: RUNTIME=off and neither RUNTIME_STREAM_URL nor RUNTIME_SIP_URI is set';
     this.#deps.log.warn({ callSid: call.callSid }, `carrier call rejected: ${message}`);
     const error = { provider: 'runtime', code: 'no_runtime', message };
-    await this.#deps.db.transaction((tx) => this.#deps.calls.applyReport(tx, call.clientId, call.callSid, { status: 'failed', end_reason: 'error', error }))
+    await transaction(this.#deps.db, (tx) => this.#deps.calls.applyReport(tx, call.clientId, call.callSid, { status: 'failed', end_reason: 'error', error }))
       .catch((err: unknown) => { if (!isAppError(err, ErrorCodes.callFinalized)) throw err; });
     return reject();
   }

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { clientOf, withClientTransaction, type Database, type Executor } from '../../../db/database.ts';
+import { clientOf, type Database, type Executor } from '../../../db/database.ts';
 import type { RequestContext } from '../../../core/context.ts';
 import { roundCredits } from '../../../core/credits.ts';
 import { Errors } from '../../../core/errors.ts';
@@ -24,6 +24,7 @@ import { listCallSummaries } from '../call-list-queries.ts';
 import { CallRepository, type CallAnalysis, type CallRow } from '../repository.ts';
 import { usageOf } from '../late-report.ts';
 import { isFinal, toCall } from '../views.ts';
+import { transaction, clientTransaction } from '../../../db/unit-of-work.ts';
 
 /** LLM prices in credits per 1k tokens (PRICES_FILE, README "Prices"). */
 export interface AnalysisPrices {
@@ -80,7 +81,7 @@ export class CallAnalysisService {
 
   /** `POST /api/calls/{call_sid}/analyze`: a new run with the call's version or the one named. */
   async rerun(ctx: RequestContext, callSid: string, version: number | undefined): Promise<ReturnType<typeof toCall>> {
-    return withClientTransaction(this.#deps.database, async (tx, client) => {
+    return clientTransaction(this.#deps.database, async (tx, client) => {
       const call = await new CallRepository(tx).findBySid(ctx.orgId, callSid);
       if (!call) throw Errors.notFound('Call');
       if (!call.transcript?.length) throw Errors.conflict('no_transcript', 'The call has no transcript to analyze');
@@ -97,7 +98,7 @@ export class CallAnalysisService {
   async rerunMany(ctx: RequestContext, input: Static<typeof AnalyzeCallsBody>): Promise<{ job_id: string }> {
     callFiltersOf(input as CallFilterInput, 'body');
     const id = newId('caj');
-    await withClientTransaction(this.#deps.database, async (tx, client) => {
+    await clientTransaction(this.#deps.database, async (tx, client) => {
       await new CallAnalysisRepository(tx).insertBatch(ctx.orgId, { id, filters: input });
       await this.#deps.queue.send(CALL_ANALYSIS_BATCH, { clientId: ctx.orgId, batchId: id }, { within: client });
       await this.#deps.audit.record(tx, ctx, { action: 'call_analysis_job.create', resourceType: 'call_analysis_job', resourceId: id, changedFields: Object.keys(input).sort() });
@@ -129,7 +130,7 @@ export class CallAnalysisService {
     let before: { at: Date; id: string } | undefined;
     for (;;) {
       const page = await listCallSummaries(this.#deps.database, orgId, filters, BATCH_PAGE, before);
-      await withClientTransaction(this.#deps.database, async (tx, client) => {
+      await clientTransaction(this.#deps.database, async (tx, client) => {
         for (const call of page) {
           if (!call.turn_count) continue;
           const run = await new CallAnalysisRepository(tx).insertRun(orgId, { id: newId('car'), callSid: call.call_sid, agentVersion: null, trigger: 'bulk', batchId });
@@ -200,7 +201,7 @@ export class CallAnalysisService {
 
   /** One transaction: the run (locked: one attempt stores), the call's analysis and cost, the ledger entry, `call.analyzed`. */
   async #store(orgId: string, runId: string, callSid: string, analysis: CallAnalysis, cost: number): Promise<void> {
-    await this.#deps.database.db.transaction(async (tx) => {
+    await transaction(this.#deps.database.db, async (tx) => {
       const runs = new CallAnalysisRepository(tx);
       const run = await runs.findRun(orgId, runId, { forUpdate: true });
       if (!run || run.status !== 'pending') return;

@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
 import type { Database } from '../../../db/database.ts';
-import { withClientTransaction } from '../../../db/database.ts';
 import type { RequestContext } from '../../../core/context.ts';
 import { Errors } from '../../../core/errors.ts';
 import { newId } from '../../../core/ids.ts';
@@ -16,6 +15,7 @@ import { CallExportRepository, type CallExportRow } from './repository.ts';
 import type { CallExport, CreateCallExportBody, ExportFormat } from './schemas.ts';
 import { EXPORT_CONTENT_TYPES, exportStream } from './writer.ts';
 import { RecordingLinks, type SignedRecording } from '../recordings/links.ts';
+import { clientTransaction } from '../../../db/unit-of-work.ts';
 
 type CallExportView = Static<typeof CallExport>;
 
@@ -72,7 +72,7 @@ export class CallExportService {
     callFiltersOf(filterFields as CallFilterInput, 'body'); // refused now (400), not in the job
     const id = newId('exp');
     const now = new Date();
-    const row = await withClientTransaction(this.#deps.database, async (tx, client) => {
+    const row = await clientTransaction(this.#deps.database, async (tx, client) => {
       const created = await new CallExportRepository(tx).insert(ctx.orgId, {
         id, format, includeTranscript: includeTranscript ?? false, filters: filterFields,
         createdAt: now, expiresAt: new Date(now.getTime() + EXPORT_KEEP_DAYS * 86_400_000),

@@ -7,6 +7,7 @@ import type { AgentService } from '../../agents/service.ts';
 import type { AuditService } from '../../audit/service.ts';
 import type { BillingService } from '../../billing/service.ts';
 import type { CallService } from '../service.ts';
+import { transaction } from '../../../db/unit-of-work.ts';
 
 export interface PreviewSessionDeps {
   db: Db;
@@ -44,7 +45,7 @@ export class PreviewSessions {
   async create(ctx: RequestContext, agentId: string): Promise<PreviewSession> {
     const agent = await this.#deps.agents.requireAgent(ctx.orgId, agentId);
     const callSid = newCallSid();
-    await this.#deps.db.transaction(async (tx) => {
+    await transaction(this.#deps.db, async (tx) => {
       // Read in the transaction that admits the call, as dialing does: a balance spent meanwhile is seen.
       if ((await this.#deps.billing.balanceOf(tx, ctx.orgId)) <= 0) {
         throw Errors.conflict('insufficient_credits', 'The organization has no credits left to place a call; buy credits first');

@@ -3,6 +3,7 @@ import type { Db } from '../../../db/database.ts';
 import { defineJob, jobUnit, type JobUnit } from '../../../jobs/job.ts';
 import type { CallService } from '../service.ts';
 import { lostPreviewCalls } from './preview-queries.ts';
+import { transaction } from '../../../db/unit-of-work.ts';
 
 /**
  * Preview calls whose browser or runtime is gone (extensions.md §10: "a preview call whose runtime
@@ -40,7 +41,7 @@ export class PreviewCallSweeper {
     };
     const ended: string[] = [];
     for (const candidate of await lostPreviewCalls(this.#db, since, onlyOrgId)) {
-      const done = await this.#db.transaction(async (tx) => {
+      const done = await transaction(this.#db, async (tx) => {
         // Still lost once locked: a report that came meanwhile keeps the call alive.
         const [row] = await lostPreviewCalls(tx, since, candidate.client_id, candidate.call_sid);
         if (!row) return false;

@@ -12,6 +12,7 @@ import { RecordingLinks, type SignedRecording } from './links.ts';
 import { toCall } from '../service.ts';
 import type { AuditService } from '../../audit/service.ts';
 import type { EventOutbox } from '../../../platform/outbox.ts';
+import { transaction } from '../../../db/unit-of-work.ts';
 
 /** The specification's lifetimes: a stream URL lasts an hour, the download's internal link five minutes. */
 export const STREAM_LINK_SECONDS = 3600;
@@ -91,7 +92,7 @@ export class RecordingService {
       const stored = await this.#deps.store.putFile(key, file.path, contentType);
       let switched;
       try {
-        switched = await this.#deps.db.transaction(async (tx) => {
+        switched = await transaction(this.#deps.db, async (tx) => {
           const calls = new CallRepository(tx);
           const current = await calls.findBySid(ctx.orgId, callSid, { forUpdate: true });
           if (!current) throw Errors.notFound('Call'); // deleted while the body arrived

@@ -6,6 +6,7 @@ import { defineJob, jobUnit, type JobUnit } from '../../../jobs/job.ts';
 import type { AuditService } from '../../audit/service.ts';
 import type { DataSettingsService } from '../../data-settings/service.ts';
 import { CallRetentionRepository } from './repository.ts';
+import { transaction } from '../../../db/unit-of-work.ts';
 
 const DAY_MS = 86_400_000;
 /** The actor of the sweep's audit entries. */
@@ -56,7 +57,7 @@ export class RetentionSweeper {
       const { orgId } = settings;
       if (settings.transcriptRetentionDays !== null) {
         const cutoff = new Date(now.getTime() - settings.transcriptRetentionDays * DAY_MS);
-        result.transcripts += await this.#batches(() => this.#deps.db.transaction(async (tx) => {
+        result.transcripts += await this.#batches(() => transaction(this.#deps.db, async (tx) => {
           const erased = await new CallRetentionRepository(tx).eraseTranscripts(orgId, cutoff, BATCH, now);
           await this.#deps.audit.record(tx, { system: SWEEPER, orgId }, erased.map((sid) => ({ action: 'call.transcript_delete', resourceType: 'call', resourceId: sid, changedFields: ['transcript'] })));
           return erased;
@@ -67,7 +68,7 @@ export class RetentionSweeper {
       if (settings.recordingRetentionDays !== null) {
         const cutoff = new Date(now.getTime() - settings.recordingRetentionDays * DAY_MS);
         result.recordings += await this.#batches(async () => {
-          const marked = await this.#deps.db.transaction(async (tx) => {
+          const marked = await transaction(this.#deps.db, async (tx) => {
             const rows = await new CallRetentionRepository(tx).markRecordingsDeleted(orgId, cutoff, BATCH, now);
             await this.#deps.audit.record(tx, { system: SWEEPER, orgId }, rows.map((r) => ({ action: 'call.recording_delete', resourceType: 'call', resourceId: r.call_sid, changedFields: ['recording'] })));
             return rows;

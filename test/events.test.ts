@@ -176,6 +176,7 @@ describe('events: emitted by the real operations, delivered signed', () => {
     let emitted: { eventId: string } | undefined;
     await assert.rejects(transaction(database.db, async (tx) => {
       emitted = await services.outbox.emit(tx, org.orgId, 'agent.updated', { agent_id: agent.agent_id });
+      assert.equal(tx.unit.pending, 2, 'the event and its deliveries wait for the commit');
       throw new Error('the change fails after its event was written');
     }), /fails after/);
     assert.match(emitted!.eventId, /^evt_/, 'the event was emitted before the change failed');

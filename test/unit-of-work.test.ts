@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import pg from 'pg';
+import { CommitHolder, runHoldingCommits } from '../src/db/held-commit.ts';
 import { transaction } from '../src/db/unit-of-work.ts';
 import { testEnv } from './helpers/env.ts';
 import { asRole, createOrg } from './helpers/fixtures.ts';
@@ -131,5 +132,47 @@ describe('the unit of work of a transaction', () => {
       for (const table of [/agent_versions/, /audit_logs/, /INSERT INTO events/, /webhook_deliveries/]) assert.match(pending[0]!, table);
       if (keyed) assert.match(pending[0]!, /idempotency_keys/);
     }
+  });
+
+  /** A deferred write that fails at the flush, after `sleepMs` (its check refuses the one row a SELECT returns). */
+  const failingWrite = (sleepMs: number) => ({
+    text: 'SELECT pg_sleep($1::float8 / 1000)', values: [sleepMs],
+    check: () => {
+      throw new Error('the pending write failed');
+    },
+  });
+
+  test('a held commit: the pending writes go with the seal, or, for a unit that acts after its transaction, before the hold', async () => {
+    const { database } = await testEnv();
+    const seals: string[] = [];
+    for (const flushFirst of [false, true]) {
+      const holder = new CommitHolder<string>((_unit, outcome) => void seals.push(outcome ?? 'none'), 5_000, { flushFirst });
+      const handedOut = runHoldingCommits(holder as CommitHolder<unknown>, () => transaction(database.db, async (tx) => {
+        tx.unit.defer(failingWrite(0));
+        return 'the result';
+      }));
+      if (flushFirst) {
+        // The work fails itself: its caller never goes on to act outside the database.
+        await assert.rejects(handedOut, /the pending write failed/);
+        assert.equal(await holder.settle('a response'), false, 'nothing held');
+      } else {
+        assert.equal(await handedOut, 'the result', 'handed out at once');
+        await assert.rejects(holder.settle('a response'), /the pending write failed/);
+      }
+    }
+    assert.deepEqual(seals, ['a response'], 'sealed only where the writes had not failed first');
+  });
+
+  test('a hold that ran out: a later settle waits for that COMMIT and reports its failure', async () => {
+    const { database } = await testEnv();
+    const holder = new CommitHolder<string>(() => {}, 20);
+    const handedOut = runHoldingCommits(holder as CommitHolder<unknown>, () => transaction(database.db, async (tx) => {
+      tx.unit.defer(failingWrite(400));
+      return 'the result';
+    }));
+    assert.equal(await handedOut, 'the result');
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the hold ran out; its COMMIT is under way
+    assert.equal(holder.holding, false);
+    await assert.rejects(holder.settle('a response'), /the pending write failed/, 'not "nothing held, all well"');
   });
 });

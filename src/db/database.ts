@@ -125,11 +125,17 @@ export async function openMemoryDatabase(socketDir: string, poolSize: number, id
  * prepared statements would collide. Unknown (the server is not up yet): a server of its own.
  */
 async function servesOneSession(pool: pg.Pool): Promise<boolean> {
+  let client: pg.PoolClient | undefined;
   try {
-    const { rows } = await pool.query<{ version: string }>('SELECT version()');
+    client = await pool.connect();
+    const { rows } = await client.query<{ version: string }>('SELECT version()');
     return /PGlite/.test(rows[0]?.version ?? '');
   } catch {
     return false;
+  } finally {
+    // Destroyed, not returned: the pool's clients get their handlers (wrap) when they connect, which
+    // this one did before they were there.
+    client?.release(true);
   }
 }
 

@@ -29,12 +29,22 @@ interface Slot<T> {
 export class CommitHolder<T> {
   readonly #seal: CommitSeal<T>;
   readonly #maxHoldMs: number;
+  readonly #flushFirst: boolean;
   #slot: Slot<T> | undefined;
+  /** The COMMIT of the last transaction held, which may still be under way after its slot was let go. */
+  #lastCommitted: Promise<void> | undefined;
   #failure: unknown;
 
-  constructor(seal: CommitSeal<T>, maxHoldMs: number) {
+  /**
+   * `flushFirst`: the transaction's pending writes go before the hold, only the seal after it. For a
+   * unit that acts outside the database once its transaction hands out its result (a file deleted, a
+   * delivery attempted): a pending write that fails then fails the work itself, before those acts.
+   * Otherwise they are written with the seal, in one statement.
+   */
+  constructor(seal: CommitSeal<T>, maxHoldMs: number, options: { flushFirst?: boolean } = {}) {
     this.#seal = seal;
     this.#maxHoldMs = maxHoldMs;
+    this.#flushFirst = options.flushFirst ?? false;
   }
 
   get holding(): boolean {
@@ -54,6 +64,9 @@ export class CommitHolder<T> {
     const slot = this.#slot;
     this.#slot = undefined;
     if (!slot) {
+      // Let go already (its hold ran out, or the unit used the database otherwise): its COMMIT may
+      // still be under way, and whether it failed is known only once it is done.
+      await this.#lastCommitted;
       if (this.#failure) throw this.#failure;
       return false;
     }
@@ -78,10 +91,12 @@ export class CommitHolder<T> {
       }));
       open(async () => {
         const result = await work();
+        if (this.#flushFirst) await unit().flush();
         if (this.#slot) this.settle().catch(() => {}); // the outcome belongs to the last transaction
         const outcome = await new Promise<T | undefined>((release) => {
           const timer = setTimeout(() => void this.settle().catch(() => {}), this.#maxHoldMs);
           this.#slot = { release, committed, timer };
+          this.#lastCommitted = committed;
           handedOut = true;
           resolve(result);
         });

@@ -218,7 +218,9 @@ export function registerIdempotency(app: FastifyInstance, store: IdempotencyStor
     claim(store, scope, print, mode === 'wait').then((result) => {
       if (result.kind !== 'acquired') return void answer(reply, result).then((body) => void reply.send(body), done);
       const lockId = result.lockId;
-      const commits = new CommitHolder<KeptResponse>((unit, response) => store.seal(unit, scope, lockId, response), MAX_HOLD_MS);
+      // A claimed route may act outside the database after its transaction (a checkout, a dial, a
+      // file): its change's own writes go before the hold, so a failing one fails it before it acts.
+      const commits = new CommitHolder<KeptResponse>((unit, response) => store.seal(unit, scope, lockId, response), MAX_HOLD_MS, { flushFirst: true });
       held.set(request, { scope, lockId, settled: false, commits });
       return runHoldingCommits(commits as CommitHolder<unknown>, () => done());
     }, (err: unknown) => done(err as Error));

@@ -29,8 +29,9 @@ export const idempotencyKeys = pgTable(
     createdAt: at('created_at').notNull(),
     expiresAt: at('expires_at').notNull(),
   },
-  // The cleanup job's index. BRIN: a key's expiry is its creation plus 24 hours, so rows lie in the
-  // table in expiry order and a summary per block range finds them; unlike a btree it costs a keyed
-  // write next to nothing to maintain (bench/layers.ts).
+  // The daily cleanup job's index. BRIN: a key's expiry is its creation plus 24 hours, so keys are
+  // written in expiry order; once cleanups have freed space, new keys fill it and a block range holds
+  // about a day's mix, so the cleanup reads most of the table, of which it deletes about half anyway.
+  // Unlike a btree it costs a keyed write next to nothing to maintain (bench/layers.ts).
   (t) => [primaryKey({ columns: [t.clientId, t.credentialId, t.key] }), index('idempotency_keys_expires_brin').using('brin', t.expiresAt)],
 );

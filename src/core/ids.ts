@@ -12,7 +12,7 @@ export function newDocumentId(): string {
   return `doc_${randomBytes(8).toString('hex')}`;
 }
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Uniform random base62 string (rejection sampling keeps every character equally likely). */
 export function randomBase62(length: number): string {

@@ -117,22 +117,7 @@ function withUnit(tx: Tx): WriteTx {
  * Marked as a transaction (transaction-scope.ts), so the job queue can refuse to start in one.
  */
 export function transaction<T>(db: Db, work: (tx: WriteTx) => Promise<T>): Promise<T> {
-  return inTransactionScope(() => {
-    const holder = currentHolder();
-    if (!holder) {
-      return db.transaction(async (raw) => {
-        const tx = withUnit(raw);
-        const result = await work(tx);
-        await tx.unit.flush();
-        return result;
-      });
-    }
-    let open!: WriteTx;
-    return holder.run((body) => db.transaction((raw) => {
-      open = withUnit(raw);
-      return body();
-    }), () => work(open), () => open.unit);
-  });
+  return inUnitOfWork((body) => db.transaction((raw) => body(withUnit(raw), undefined)), work);
 }
 
 /**
@@ -140,20 +125,28 @@ export function transaction<T>(db: Db, work: (tx: WriteTx) => Promise<T>): Promi
  * job queue writes its job in the same transaction as the row it is about).
  */
 export function clientTransaction<T>(database: Database, work: (tx: WriteTx, client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return inUnitOfWork((body) => begun(database, body), work);
+}
+
+/** Opens a transaction and runs `body` in it, with what `work` is given: the transaction, and a client where there is one. */
+type Opener<T, C> = (body: (tx: WriteTx, client: C) => Promise<T>) => Promise<T>;
+
+/** Runs `work` in the transaction `open` opens, its unit flushed before the COMMIT, which a held-commit unit holds for its seal. */
+function inUnitOfWork<T, C>(open: Opener<T, C>, work: (tx: WriteTx, client: C) => Promise<T>): Promise<T> {
   return inTransactionScope(() => {
     const holder = currentHolder();
     if (!holder) {
-      return begun(database, async (tx, client) => {
+      return open(async (tx, client) => {
         const result = await work(tx, client);
         await tx.unit.flush();
         return result;
       });
     }
-    let open!: { tx: WriteTx; client: pg.PoolClient };
-    return holder.run((body) => begun(database, (tx, client) => {
-      open = { tx, client };
+    let opened!: { tx: WriteTx; client: C };
+    return holder.run((body) => open((tx, client) => {
+      opened = { tx, client };
       return body();
-    }), () => work(open.tx, open.client), () => open.tx.unit);
+    }), () => work(opened.tx, opened.client), () => opened.tx.unit);
   });
 }
 

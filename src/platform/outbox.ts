@@ -1,6 +1,6 @@
 import { type Executor } from '../db/database.ts';
-import { deferOrSend, unitOf } from '../db/unit-of-work.ts';
-import { newEventId, randomBase62 } from '../core/ids.ts';
+import { unitOf } from '../db/unit-of-work.ts';
+import { BASE62, newEventId, randomBase62 } from '../core/ids.ts';
 import { EVENT_TYPES, type EventType } from './event-types.ts';
 
 export interface EmitOptions {
@@ -26,7 +26,6 @@ const isAgentScoped = (type: string) => type.startsWith('call.') || type.startsW
 
 const INSERT_EVENT = 'INSERT INTO events (id, client_id, type, data, created_at) VALUES ($1, $2, $3, $4::jsonb, $5::timestamptz)';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Characters of a delivery id drawn per event; the last three number the event's deliveries (62³ of them). */
 const DELIVERY_ID_RANDOM = 17;
 /** The n-th delivery's id (n from 1): the event's random part, then n in three base62 digits. */
@@ -67,15 +66,16 @@ export class EventOutbox {
   async emit(tx: Executor, orgId: string, type: EventType, data: object, options: EmitOptions = {}): Promise<Emitted> {
     if (!(EVENT_TYPES as readonly string[]).includes(type)) throw new Error(`Unknown event type ${type}`);
     // An event is always part of a change: never on the pool, nor in a savepoint whose rollback would keep it.
-    if (!unitOf(tx)) throw new Error('emit needs a transaction opened by db/unit-of-work.ts');
+    const unit = unitOf(tx);
+    if (!unit) throw new Error('emit needs a transaction opened by db/unit-of-work.ts');
     const eventId = newEventId();
     const createdAt = this.#now().toISOString();
     const random = randomBase62(DELIVERY_ID_RANDOM);
-    await deferOrSend(tx, { name: 'outbox_event', text: INSERT_EVENT, values: [eventId, orgId, type, JSON.stringify(data), createdAt] });
+    unit.defer({ name: 'outbox_event', text: INSERT_EVENT, values: [eventId, orgId, type, JSON.stringify(data), createdAt] });
     const variant = options.onlyEndpoint ? 'only' : isAgentScoped(type) ? 'byAgent' : 'all';
     const values: unknown[] = [random, orgId, type, options.attemptedByCaller ? null : createdAt, createdAt, eventId];
     if (variant !== 'all') values.push(options.onlyEndpoint ?? options.agentId ?? null);
-    await deferOrSend(tx, { name: `outbox_deliveries_${variant}`, text: DELIVERIES[variant], values });
+    unit.defer({ name: `outbox_deliveries_${variant}`, text: DELIVERIES[variant], values });
     return { eventId, firstDeliveryId: deliveryIdOf(random, 1) };
   }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { issueApiKey } from '../src/modules/api-keys/service.ts';
 import { assertAccessible, screenshot, skipWithoutBrowser, waitForExpression } from './helpers/browser.ts';
 import { signedInConsole, type ConsoleSession } from './helpers/console-session.ts';
@@ -49,6 +49,28 @@ describe('the console: agent versions and post-call analysis', { skip: skipWitho
     calls.push(await finishedCall(org, env.agentId, {})); // no transcript: never analyzed
   });
   after(async () => { await s?.close(); });
+
+  /** Waits (15 s) until the element's text is `expected`, then asserts it: a render still on its way is waited for, a wrong one reported. */
+  async function textBecomes(locator: Locator, expected: string, what: string) {
+    let text = '';
+    for (const until = Date.now() + 15_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      text = await locator.innerText({ timeout: 15_000 }).catch(() => text);
+      if (text === expected) break;
+    }
+    assert.equal(text, expected, what);
+  }
+  /** Runs `step` until `done` holds (three tries, Escape between them to close what a missed click left open). */
+  async function until(what: string, done: () => boolean, step: () => Promise<unknown>) {
+    for (let attempt = 0; !done(); attempt++) {
+      assert.ok(attempt < 3, `${what}: not after three tries (${s.page.url()})`);
+      try {
+        await step();
+        await s.page.waitForURL(() => done(), { timeout: 5000 });
+      } catch {
+        await s.page.keyboard.press('Escape');
+      }
+    }
+  }
 
   const agentOf = async (agentId: string) => (await s.app.inject({ url: `/api/agents/${agentId}`, headers: s.headers })).json().data;
   async function settle(page: Page) {
@@ -264,24 +286,17 @@ describe('the console: agent versions and post-call analysis', { skip: skipWitho
     const shown = `${Math.round(rate * 1000) / 10}%`; // 2 of 3: 66.7%
     await page.goto(`${base}/analytics`);
     const panel = page.getByTestId('success-rates');
-    await panel.getByTestId('success-rate-total').waitFor();
-    assert.equal(await panel.getByTestId('success-rate-total').innerText(), shown);
-    const cell = panel.locator('[data-testid=success-rate-table] td[data-group="Receptionist"]');
-    assert.equal(await cell.innerText(), `${shown} (${calls.length} calls)`);
+    await textBecomes(panel.getByTestId('success-rate-total'), shown, 'the total');
+    await textBecomes(panel.locator('[data-testid=success-rate-table] td[data-group="Receptionist"]'), `${shown} (${calls.length} calls)`, 'the agent\'s cell');
 
-    // Each control's choice lands in the address (useUrlState) before the next: under load a click on
-    // a dropdown that is still opening can miss, and the next step would wait on the wrong state.
-    for (let attempt = 0; !/[?&]agent=agent_/.test(page.url()); attempt++) {
-      assert.ok(attempt < 3, `the agent was not chosen: ${page.url()}`);
-      await page.getByRole('combobox', { name: 'Agent' }).click();
-      await page.getByRole('option', { name: 'Receptionist' }).click();
-      await page.waitForURL(/[?&]agent=agent_/, { timeout: 5000 }).catch(() => {});
-    }
-    await panel.getByText('Per version').click();
-    await page.waitForURL(/[?&]success_per=version/);
-    const version = panel.locator('[data-testid=success-rate-table] td[data-group="Version 1"]');
-    await version.waitFor();
-    assert.equal(await version.innerText(), `${shown} (${calls.length} calls)`);
+    // Each control's choice lands in the address (useUrlState) before the next. Under two suites'
+    // load a click on a dropdown that is still opening (or closing) can miss: the step is retried.
+    await until('the agent chosen', () => /[?&]agent=agent_/.test(page.url()), async () => {
+      await page.getByRole('combobox', { name: 'Agent' }).click({ timeout: 5000 });
+      await page.getByRole('option', { name: 'Receptionist' }).click({ timeout: 5000 });
+    });
+    await until('per version chosen', () => /[?&]success_per=version/.test(page.url()), () => panel.getByText('Per version').click({ timeout: 5000 }));
+    await textBecomes(panel.locator('[data-testid=success-rate-table] td[data-group="Version 1"]'), `${shown} (${calls.length} calls)`, 'the version\'s cell');
     await settle(page);
     await assertAccessible(page, 'analytics-success-rate');
     await screenshot(page, 'analytics-success-rate');

@@ -3,8 +3,8 @@
  *
  * 1. PostgreSQL, 1,000,000 calls in each of two shapes (100 organizations × 10,000 calls, and one
  *    organization with all 1,000,000), 50 connections: the app (real server in a child process, key
- *    lookups cached) against raw `pg` loops running the app's exact statements on a pool of 10 named
- *    statements, 50 loops: the list statement alone (what the cached app runs per request: the
+ *    lookups cached) against raw `pg` loops running the app's exact statements, named or unnamed as the
+ *    app sends them, on a pool of 10 with the app's session settings, 50 loops: the list statement alone (what the cached app runs per request: the
  *    like-for-like baseline), and the credential lookup then the list. Targets: app ≥ 0.75 of the
  *    list-only loop, p99 ≤ 1.5× its p99, the p99s taken over every request of every round. The app
  *    with AUTH_CACHE=false runs beside them. Each measure also records the CPU it cost per request:
@@ -28,12 +28,17 @@ const ROUND_SECONDS = 6;
 // The machine's two cores are shared (and the VM's with its host): five interleaved rounds, the median reported.
 const ROUNDS = 5;
 
-interface Statement { name: string; text: string; values: unknown[]; types?: pg.CustomTypesConfig }
+/** A statement as the app sends it: named (prepared once per connection) or unnamed (planned for its values every time). */
+interface Statement { name: string | undefined; text: string; values: unknown[]; types?: pg.CustomTypesConfig }
 
 /** The statements the app runs for one list request, as it runs them (captured from its own code). */
 async function appStatements(orgId: string, apiKey: string): Promise<{ lookup: Statement; list: Statement }> {
   const captured: Statement[] = [];
-  const capture = { prepared: async (name: string, text: string, values: unknown[], types?: pg.CustomTypesConfig) => { captured.push({ name, text, values, types }); return []; }, pool: undefined as never };
+  const capture = {
+    prepared: async (name: string, text: string, values: unknown[], types?: pg.CustomTypesConfig) => { captured.push({ name, text, values, types }); return []; },
+    planned: async (text: string, values: unknown[], types?: pg.CustomTypesConfig) => { captured.push({ name: undefined, text, values, types }); return []; },
+    pool: undefined as never,
+  };
   await new ApiKeyCredentials({ database: capture }).findByHash(hashApiKey(apiKey));
   await listCallSummaries(capture, orgId, {}, 51);
   return { lookup: captured[0]!, list: captured[1]! };
@@ -41,7 +46,7 @@ async function appStatements(orgId: string, apiKey: string): Promise<{ lookup: S
 
 /** `loops` concurrent loops, each running `statements` one after another, on a pool of 10 for `seconds`; each duration is also pushed to `all`. */
 async function rawLoop(url: string, statements: Statement[], loops: number, seconds: number, all: number[]) {
-  const pool = new pg.Pool({ connectionString: url, max: 10, options: '-c plan_cache_mode=force_custom_plan' });
+  const pool = new pg.Pool({ connectionString: url, max: 10 }); // the app's session settings (src/db/database.ts)
   const durations: number[] = [];
   await Promise.all(Array.from({ length: 10 }, () => pool.query('SELECT 1'))); // connected before the clock starts
   const cpuBefore = cpuSnapshot([process.pid], databaseOf(url));

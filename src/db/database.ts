@@ -26,6 +26,13 @@ export interface Database {
    * is an ordinary query.
    */
   prepared<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[], types?: pg.CustomTypesConfig): Promise<R[]>;
+  /**
+   * A read whose best plan depends on its values (a LIMIT over one organization's rows, a period's
+   * range), as an unnamed statement: parsed and planned for these values on every execution. A named
+   * statement may switch to a generic plan after five runs, which cannot see how many rows the
+   * organization has and may sort all of them.
+   */
+  planned<R extends pg.QueryResultRow>(text: string, values: unknown[], types?: pg.CustomTypesConfig): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -72,6 +79,7 @@ function wrap(pool: pg.Pool, kind: Database['kind'], onClose: () => Promise<void
     kind,
     connection: connectionString ? { connectionString } : { host, user, database },
     prepared: (name, text, values, types) => preparedOn(db, name, text, values, types),
+    planned: (text, values, types) => preparedOn(db, undefined, text, values, types),
     async close() {
       await pool.end();
       await onClose();
@@ -96,9 +104,9 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl, max: options.poolSize, idleTimeoutMillis: options.idleTimeoutMs,
-      // Prepared statements keep their parse, but each execution is planned for its values: a generic
-      // plan cannot see a LIMIT or an organization's size and may sort a whole organization's calls.
-      options: '-c plan_cache_mode=force_custom_plan',
+      // PostgreSQL's own plan cache (plan_cache_mode=auto): a named statement whose plan does not depend
+      // on its values (a key lookup, an insert, a unit of work's writes) keeps a generic plan and is
+      // not planned again on every run. The reads whose plan does depend on them go through `planned`.
     });
     return wrap(pool, 'server', async () => {}, await servesOneSession(pool));
   }

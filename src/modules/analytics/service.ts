@@ -32,9 +32,9 @@ const instant = (value: string, field: string) => parseInstant(value, `querystri
  * boundaries; a minute series reads minute buckets. Every point is present, zero-filled.
  */
 export class AnalyticsService {
-  readonly #database: Pick<Database, 'prepared'>;
+  readonly #database: Pick<Database, 'prepared' | 'planned'>;
   readonly #usage: UsageAnalytics;
-  constructor(deps: { database: Pick<Database, 'prepared'> }) {
+  constructor(deps: { database: Pick<Database, 'prepared' | 'planned'> }) {
     this.#database = deps.database;
     this.#usage = new UsageAnalytics(deps.database);
   }

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import type pg from 'pg';
 import type { Database } from '../../db/database.ts';
 import { FINAL_STATUSES } from '../../core/call-enums.ts';
 import { DURATION_SCALE, FACTOR, LATENCY_SCALE, type BinScale } from './usage-histogram.ts';
@@ -105,24 +106,28 @@ function sourceOf(query: Filters, grain: string): Source {
 /**
  * The reads of one usage report (usage.ts) for the organization, the filters and the buckets that
  * `boundaries` delimit (bucket i + 1 from boundaries[i]): the rollups at `grain`, or the ended calls
- * for a grouping by key. Named prepared statements, one per shape of query (which source, which
- * grouping, which filters), so every report of a shape shares its parse.
+ * for a grouping by key. The rollups' reads are named prepared statements, one per shape of query
+ * (which grouping, which filters), so every report of a shape shares its parse and plan; the calls'
+ * are planned for their values (Database.planned): how many of an organization's calls a period
+ * holds decides their plan.
  */
-export function usageQueries(database: Pick<Database, 'prepared'>, orgId: string, query: Filters, grain: string, boundaries: Date[]) {
+export function usageQueries(database: Pick<Database, 'prepared' | 'planned'>, orgId: string, query: Filters, grain: string, boundaries: Date[]) {
   const source = sourceOf(query, grain);
   const period = [boundaries[0]!.toISOString(), boundaries[boundaries.length - 1]!.toISOString(), `{${boundaries.map((b) => b.toISOString()).join(',')}}`];
   const values = [orgId, ...period, ...source.values];
   const where = ['client_id = $1', `${source.at} >= $2::timestamptz`, `${source.at} < $3::timestamptz`, ...source.where].join(' AND ');
   const bucket = `width_bucket(${source.at}, $4::timestamptz[])`;
   const shape = `${source.from}_${byKey(query.group_by) ? 'meta' : (query.group_by ?? 'none').replace('.', '_')}_${source.where.length}_${[query.agent_id, query.call_type, query.status].map((f) => (f === undefined ? 0 : 1)).join('')}`;
+  const read = <R extends pg.QueryResultRow>(name: string, text: string) =>
+    source.from === 'calls' ? database.planned<R>(text, values) : database.prepared<R>(name, text, values);
   return {
     /** The sums per group and bucket. */
-    sums: () => database.prepared<UsageRow>(`usage_${shape}`,
-      `SELECT ${source.group} AS g, ${bucket} AS key, ${source.sums} FROM ${source.from} WHERE ${where} GROUP BY 1, 2`, values),
+    sums: () => read<UsageRow>(`usage_${shape}`,
+      `SELECT ${source.group} AS g, ${bucket} AS key, ${source.sums} FROM ${source.from} WHERE ${where} GROUP BY 1, 2`),
     /** The durations' or the agent turns' latencies' histograms, a row each (not summed: the caller adds them up). */
     bins: (kind: 'duration' | 'latency') => {
       const { from, bins, extra } = kind === 'duration' ? { from: source.from, bins: source.bins, extra: '' } : { from: source.latency.from, bins: source.latency.bins, extra: source.latency.where };
-      return database.prepared<BinRow>(`usage_${kind}_bins_${shape}`, `SELECT ${source.group} AS g, ${bucket} AS key, ${bins} FROM ${from} WHERE ${where}${extra}`, values);
+      return read<BinRow>(`usage_${kind}_bins_${shape}`, `SELECT ${source.group} AS g, ${bucket} AS key, ${bins} FROM ${from} WHERE ${where}${extra}`);
     },
   };
 }

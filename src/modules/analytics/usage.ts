@@ -36,8 +36,8 @@ const SCALES = { duration: DURATION_SCALE, latency: LATENCY_SCALE } as const;
  * metadata.<key> reads the ended calls of the period. Totals are the sums of the groups, exactly.
  */
 export class UsageAnalytics {
-  readonly #database: Pick<Database, 'prepared'>;
-  constructor(database: Pick<Database, 'prepared'>) {
+  readonly #database: Pick<Database, 'prepared' | 'planned'>;
+  constructor(database: Pick<Database, 'prepared' | 'planned'>) {
     this.#database = database;
   }
 

@@ -112,8 +112,6 @@ export interface FilterSql {
   /** `WHERE` conditions joined by AND, the organization's first. */
   where: string;
   values: unknown[];
-  /** Names the combination of filters (not their values): a prepared statement per shape. */
-  shape: string;
 }
 
 /**
@@ -127,24 +125,19 @@ export function filterSql(orgId: string, filters: CallFilters): FilterSql {
     return `$${values.length}`;
   };
   const conditions = ['client_id = $1'];
-  let shape = '';
   for (const [key, condition] of CONDITIONS) {
     const value = filters[key];
     if (value === undefined) continue;
     conditions.push(condition(parameter(value)));
-    shape += `_${key}`;
   }
   if (filters.hasRecording !== undefined) {
     conditions.push(filters.hasRecording ? 'recording_key IS NOT NULL' : 'recording_key IS NULL');
-    shape += filters.hasRecording ? '_rec' : '_norec';
   }
   for (const [key, value] of filters.metadata ?? []) {
     conditions.push(`metadata ->> ${parameter(key)()} = ${parameter(value)()}`);
-    shape += '_meta';
   }
   for (const [key, value] of filters.analysisData ?? []) {
     conditions.push(`analysis -> 'structured_data' ->> ${parameter(key)()} = ${parameter(value)()}`);
-    shape += '_data';
   }
-  return { where: conditions.join(' AND '), values, shape };
+  return { where: conditions.join(' AND '), values };
 }

@@ -52,19 +52,19 @@ export function wantedWords(q: string): string {
 }
 
 /**
- * The calls list, the hottest read of the API: plain SQL as a named prepared statement (one per
- * combination of filters, planned once per connection), rows selected in their response shape.
+ * The calls list, the hottest read of the API: plain SQL planned for its values on every request
+ * (Database.planned: a generic plan cannot see the organization's size), rows selected in their response shape.
  * Newest first by (created_at, call_sid), the keyset served by the (client_id, created_at, call_sid) index.
  * With `q`, each row adds the `snippet` of its best matching turn.
  */
 export async function listCallSummaries(
-  database: Pick<Database, 'prepared'>,
+  database: Pick<Database, 'planned'>,
   orgId: string,
   filters: CallFilters,
   limit: number,
   before?: { at: Date; id: string },
 ): Promise<CallSummaryView[]> {
-  const { where, values, shape } = filterSql(orgId, filters);
+  const { where, values } = filterSql(orgId, filters);
   const conditions = [where];
   if (before) {
     values.push(before.at.toISOString(), before.id);
@@ -80,7 +80,7 @@ export async function listCallSummaries(
   values.push(limit);
   // ORDER BY names the table: the select list reuses the column names for the ISO text.
   const text = `SELECT ${columns} FROM calls WHERE ${conditions.join(' AND ')} ORDER BY calls.created_at DESC, calls.call_sid DESC LIMIT $${values.length}`;
-  const rows = await database.prepared<CallSummaryView>(`calls_list${shape}${before ? '_after' : ''}`, text, values, ISO_TIMESTAMPS);
+  const rows = await database.planned<CallSummaryView>(text, values, ISO_TIMESTAMPS);
   if (filters.q !== undefined) for (const row of rows) row.snippet = snippetOf(row.snippet ?? null);
   return rows;
 }

@@ -56,7 +56,7 @@ export type { CallDialer, CallEndListener, CallPlacer, CampaignCall, DialInput, 
 
 /** The voice runtime reports calls here; users read them. */
 export interface CallDeps {
-  database: Pick<Database, 'db' | 'prepared'>;
+  database: Pick<Database, 'db' | 'prepared' | 'planned'>;
   agents: AgentService;
   /** Debits the credits of a call that ends, in the call's transaction. */
   billing: BillingService;

@@ -2,13 +2,15 @@
  * The voice runtime under concurrent calls (issue 30, item 9; targets: the runtime's own overhead
  * p99 < 30 ms at 50 concurrent calls, 100 concurrent calls without an audio gap).
  *
- * Three processes, so that each one's CPU and timing are its own:
+ * Four processes, so that each one's CPU and timing are its own:
  *  - the runtime (`startRuntimeServer` on 127.0.0.1, the real stream route, engine and adapters),
  *    reporting its `process.cpuUsage()` and RSS;
- *  - the stand-ins (runtime/test/standins) with fixed delays — Deepgram (final 150 ms after its
- *    endpoint or a Finalize), an OpenAI-compatible LLM (first token 250 ms, the answer streamed at
- *    once), ElevenLabs (first byte 120 ms, μ-law 8 kHz) — and a stand-in of the platform API
- *    (`GET /api/runtime/calls/{sid}`, `PATCH /api/calls/{sid}`, tools, search, recording);
+ *  - the speech stand-in (runtime/test/standins), Deepgram with its final 150 ms after its endpoint or
+ *    a Finalize, and a stand-in of the platform API (`GET /api/runtime/calls/{sid}`,
+ *    `PATCH /api/calls/{sid}`, tools, search, recording);
+ *  - the voice stand-ins with their fixed delays, an OpenAI-compatible LLM (first token 250 ms, the
+ *    answer streamed at once) and ElevenLabs (first byte 120 ms, μ-law 8 kHz), apart from Deepgram's
+ *    audio work as the vendors are apart, each reporting how late its first chunks actually left;
  *  - this process: the carrier clients, one per call, playing Media Streams in real time (20 ms
  *    μ-law frames of eSpeak NG speech, then line silence), echoing each mark when the audio before
  *    it has played, and timing every outbound media frame against a real-time playout.
@@ -33,7 +35,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { loadAverage, machine, writeResult } from './lib.ts';
 
@@ -44,6 +46,7 @@ const GREETING = 'Hello, this is Acme. How can I help you today?';
 const PHRASES = ['What time do you open on Saturday?', 'Can I book a table for four people?', 'Do you have parking near the restaurant?'];
 const ANSWER = 'We are open from nine in the morning until six in the evening on most days. Is there anything else I can help you with today?';
 const TURNS = PHRASES.length;
+const PHASES = process.env.BENCH_RUNTIME_ALIGNED === '1' ? 1 : 10;
 
 
 /** The runtime alone, as `switchboard runtime` runs it; answers stats requests over IPC. */
@@ -53,6 +56,9 @@ async function serveRuntime() {
   const silent = process.env.BENCH_VERBOSE ? { info() {}, warn: say('warn'), error: say('error') } : { info() {}, warn() {}, error() {} };
   const server = await startRuntimeServer({ port: 0, host: '127.0.0.1', apiBaseUrl: process.env.BENCH_API_URL!, logger: silent, drainSeconds: 0 });
   let peakRss = process.memoryUsage.rss();
+  // How long its event loop kept work waiting (a turn's provider answer arriving while it is busy waits as long).
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage.rss()); }, 100).unref();
   process.on('message', (message: { type: string }) => {
     if (message.type === 'exit') {
@@ -61,31 +67,58 @@ async function serveRuntime() {
       return;
     }
     if (message.type === 'gc') (globalThis as { gc?: () => void }).gc?.();
-    if (message.type === 'reset-peak') peakRss = process.memoryUsage.rss();
+    if (message.type === 'reset-peak') {
+      peakRss = process.memoryUsage.rss();
+      loopDelay.reset();
+    }
     const cpu = process.cpuUsage();
-    process.send!({ type: 'stats', cpuMs: (cpu.user + cpu.system) / 1000, rss: process.memoryUsage.rss(), peakRss, active: server.calls.active });
+    process.send!({
+      type: 'stats', cpuMs: (cpu.user + cpu.system) / 1000, rss: process.memoryUsage.rss(), peakRss, active: server.calls.active,
+      loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+    });
   });
   process.send!({ type: 'ready', url: server.url });
 }
 
-/** The vendors' stand-ins and the platform API's, in one process apart from the runtime and the callers. */
-async function serveStandins() {
-  const { DeepgramStandin } = await import('../runtime/test/standins/stt.ts');
+/**
+ * The LLM and TTS stand-ins, in a process of their own: as the vendors are, apart from the STT, whose
+ * stand-in decodes and endpoints every call's audio (50 calls: 2,500 frames a second) and, in the same
+ * process, made their fixed delays fire late. Each reports how late its first chunks were.
+ */
+async function serveVoice() {
   const { OpenAiStandin } = await import('../runtime/test/standins/openai.ts');
   const { ElevenLabsStandin } = await import('../runtime/test/standins/tts.ts');
   const { synthesizeSpeech } = await import('../runtime/src/audio/synthesize.ts');
   const { SentenceSplitter } = await import('../runtime/src/engine/text.ts');
-  const stt = await new DeepgramStandin({ key: KEY, sttFinalMs: DELAYS.stt_final_ms }).start();
   const llm = await new OpenAiStandin({ key: KEY, firstTokenMs: DELAYS.llm_first_token_ms, gapMs: 0 }).start();
   const tts = await new ElevenLabsStandin({ key: KEY, firstByteMs: DELAYS.tts_first_byte_ms, chunkMs: 100 }).start();
   // eSpeak runs synchronously: every sentence is spoken once before the calls, then served from memory.
   const splitter = new SentenceSplitter();
   for (const sentence of [...splitter.push(`${GREETING} ${ANSWER}`), ...splitter.end()]) await synthesizeSpeech(sentence, 8000);
   const refill = () => {
-    // Phrases and answers are taken by whichever call asks next: all calls ask and answer alike.
-    if (stt.phrases.peek() === '') for (let i = 0; i < 2000; i++) stt.phrases.say(PHRASES[i % PHRASES.length]!);
+    // Answers are taken by whichever call asks next: all calls answer alike.
     if (llm.script.turns.length < 1000) llm.script.push(...Array.from({ length: 2000 }, () => ({ text: ANSWER })));
-    stt.requests.length = 0; stt.sessions.length = 0; llm.requests.length = 0; tts.requests.length = 0; tts.served.length = 0;
+    llm.requests.length = 0; tts.requests.length = 0; tts.served.length = 0;
+    llm.firstChunkLateMs.length = 0; tts.firstChunkLateMs.length = 0;
+  };
+  refill();
+  process.on('message', (message: { type: string }) => {
+    if (message.type === 'refill') { refill(); process.send!({ type: 'refilled' }); }
+    if (message.type === 'lateness') process.send!({ type: 'lateness', llm: [...llm.firstChunkLateMs], tts: [...tts.firstChunkLateMs] });
+  });
+  process.send!({ type: 'ready', url: llm.url, tts: tts.url });
+}
+
+/** The STT's stand-in and the platform API's, in one process apart from the runtime, the voice stand-ins and the callers. */
+async function serveStandins() {
+  const { DeepgramStandin } = await import('../runtime/test/standins/stt.ts');
+  const stt = await new DeepgramStandin({ key: KEY, sttFinalMs: DELAYS.stt_final_ms }).start();
+  const llm = { url: process.env.BENCH_LLM_URL! };
+  const tts = { url: process.env.BENCH_TTS_URL! };
+  const refill = () => {
+    // Phrases are taken by whichever call asks next: all calls ask alike.
+    if (stt.phrases.peek() === '') for (let i = 0; i < 2000; i++) stt.phrases.say(PHRASES[i % PHRASES.length]!);
+    stt.requests.length = 0; stt.sessions.length = 0;
   };
   refill();
   const config = (sid: string) => ({
@@ -133,12 +166,12 @@ async function serveStandins() {
   process.send!({ type: 'ready', url: `http://127.0.0.1:${(api.address() as AddressInfo).port}` });
 }
 
-interface Child { child: ChildProcess; url: string; request<T>(message: object, reply: string): Promise<T> }
+interface Child { child: ChildProcess; url: string; ready: Record<string, string>; request<T>(message: object, reply: string): Promise<T> }
 
 async function start(which: string, env: Record<string, string>, execArgv: string[] = []): Promise<Child> {
   const child = fork(import.meta.filename, ['runtime', which], { env: { ...process.env, ...env }, execArgv: [...process.execArgv, ...execArgv], stdio: 'inherit' });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m: { url?: string }) => (m.url ? resolve(m.url) : reject(new Error('no url'))));
+  const ready = await new Promise<Record<string, string>>((resolve, reject) => {
+    child.once('message', (m: { url?: string }) => (m.url ? resolve(m as Record<string, string>) : reject(new Error('no url'))));
     child.once('exit', (code) => reject(new Error(`${which} exited with ${code}`)));
   });
   const request = <T>(message: object, reply: string) => new Promise<T>((resolve) => {
@@ -146,7 +179,7 @@ async function start(which: string, env: Record<string, string>, execArgv: strin
     child.on('message', listener);
     child.send(message);
   });
-  return { child, url, request };
+  return { child, url: ready.url!, ready, request };
 }
 
 /** One carrier call: Media Streams in real time, marks echoed when played, outbound frames timed. */
@@ -155,6 +188,8 @@ class CarrierCall {
   readonly socket: WebSocket;
   readonly gapsMs: number[] = [];
   agentFrames = 0;
+  /** Its slot in the shared clock's 20 ms (see PHASES). */
+  phase = 0;
   #outgoing: string[] = [];
   #playhead = 0;
   #lastAgentFrameAt = 0;
@@ -231,6 +266,7 @@ class CarrierCall {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round1 = (value: number | null) => (value === null ? null : Math.round(value * 10) / 10);
 const median = (values: number[]) => (values.length ? [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]! : null);
 const percentile = (values: number[], p: number) => {
   if (!values.length) return null;
@@ -258,11 +294,12 @@ async function main() {
   const phraseFrames = await Promise.all(PHRASES.map(frames));
   const silence = Buffer.alloc(160, 0xff).toString('base64');
 
-  const standins = await start('serve-standins', {});
+  const voice = await start('serve-voice', {});
+  const standins = await start('serve-standins', { BENCH_LLM_URL: voice.url, BENCH_TTS_URL: voice.ready.tts! });
   // BENCH_CPU_PROF=dir: the runtime process writes a V8 CPU profile there when it exits (its hot path).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const runtime = await start('serve-runtime', { BENCH_API_URL: standins.url }, ['--expose-gc', ...profile]);
-  type Stats = { cpuMs: number; rss: number; peakRss: number; active: number };
+  type Stats = { cpuMs: number; rss: number; peakRss: number; active: number; loopDelayMs: { p50: number; p99: number; max: number } };
   type Report = { status: string; end_reason: string; duration_seconds: number; transcript: Array<{ role: string; latency?: { stt_ms: number; llm_first_token_ms: number; tts_first_byte_ms: number; total_ms: number } }> };
   const finals = new Map<string, (report: Report) => void>();
   standins.child.on('message', (m: { type: string; callSid?: string; report?: Report }) => {
@@ -273,20 +310,25 @@ async function main() {
   /** `count` calls at once (starts spread over 2 s, as calls arrive), each through its whole script. */
   async function level(count: number) {
     await standins.request({ type: 'refill' }, 'refilled');
+    await voice.request({ type: 'refill' }, 'refilled');
     await runtime.request({ type: 'gc' }, 'stats');
     await sleep(500);
     const idle = await runtime.request<Stats>({ type: 'reset-peak' }, 'stats');
     const calls: CarrierCall[] = [];
     const reports: Promise<Report>[] = [];
-    // One clock for every caller: each 20 ms every call sends its frame, without drift.
+    // One clock for every caller, without drift: each call sends a frame every 20 ms, on a phase of its
+    // own (PHASES slots 20 / PHASES ms apart, call i in slot i % PHASES), as a carrier's independent
+    // calls do; BENCH_RUNTIME_ALIGNED=1 sends every call's frame at the same instant instead.
     let next = performance.now();
+    let slot = 0;
     let clockRunning = true;
     const clock = async () => {
       while (clockRunning) {
         const late = performance.now() - next;
         if (late >= 0) {
-          for (const call of calls) call.tick();
-          next += 20;
+          for (const call of calls) if (call.phase === slot) call.tick();
+          slot = (slot + 1) % PHASES;
+          next += 20 / PHASES;
           if (late > 200) next = performance.now(); // a stall of the load generator: do not burst
         } else await sleep(Math.max(1, -late));
       }
@@ -296,6 +338,7 @@ async function main() {
       await sleep((index / Math.max(1, count)) * 2000);
       const sid = `call_bench${String(++callCounter).padStart(8, '0')}`;
       const call = new CarrierCall(runtime.url, sid, silence);
+      call.phase = index % PHASES;
       reports.push(new Promise<Report>((resolve) => finals.set(sid, resolve)));
       await call.begin();
       calls.push(call);
@@ -320,6 +363,7 @@ async function main() {
     clockRunning = false;
     await clockDone;
     const stats = await runtime.request<Stats>({ type: 'stats' }, 'stats');
+    const late = await voice.request<{ llm: number[]; tts: number[] }>({ type: 'lateness' }, 'lateness');
     for (const call of done) call.socket.close();
     const reported = finished ?? (await Promise.all(reports.map((report) => Promise.race([report, sleep(0).then(() => null)])))).filter((r): r is Report => r !== null);
     if (reported.length < count) console.error(`level ${count}: ${count - reported.length} calls did not report their end within 30 s of the stop`);
@@ -345,6 +389,11 @@ async function main() {
       // The slowest turns' breakdown: which wait made them slow.
       slowest_turns: [...turnLatencies].sort((a, b) => b.total_ms - a.total_ms).slice(0, 3),
       turns_ended_by_stt_endpoint: turnLatencies.filter((l) => l.stt_ms < DELAYS.stt_final_ms).length,
+      // How late the stand-ins' own first chunks left them (their process's clock, from the request's arrival): part of the overhead above that is not the runtime's.
+      standin_first_chunk_late_ms: {
+        llm: { p50: round1(percentile(late.llm, 50)), p99: round1(percentile(late.llm, 99)) },
+        tts: { p50: round1(percentile(late.tts, 50)), p99: round1(percentile(late.tts, 99)) },
+      },
       llm_first_token_ms_p50: percentile(turnLatencies.map((l) => l.llm_first_token_ms), 50),
       tts_first_byte_ms_p50: percentile(turnLatencies.map((l) => l.tts_first_byte_ms), 50),
       audio_gaps_over_40ms: gaps.length,
@@ -352,6 +401,7 @@ async function main() {
       outbound_frames: done.reduce((sum, call) => sum + call.agentFrames, 0),
       call_seconds: Number(callSeconds.toFixed(1)),
       cpu_ms_per_call_second: Number(((stats.cpuMs - idle.cpuMs) / callSeconds).toFixed(2)),
+      runtime_event_loop_delay_ms: { p50: round1(stats.loopDelayMs.p50), p99: round1(stats.loopDelayMs.p99), max: round1(stats.loopDelayMs.max) },
       rss_idle_mb: Number((idle.rss / 1e6).toFixed(1)),
       rss_peak_mb: Number((stats.peakRss / 1e6).toFixed(1)),
       rss_per_call_mb: Number(((stats.peakRss - idle.rss) / 1e6 / count).toFixed(2)),
@@ -379,6 +429,7 @@ async function main() {
       await exited;
     } else runtime.child.kill('SIGKILL');
     standins.child.kill('SIGKILL');
+    voice.child.kill('SIGKILL');
   }
   const summary = LEVELS.map((count, i) => {
     const of = (pick: (r: (typeof rounds)[0][0]) => number | null) => median(rounds.map((r) => pick(r[i]!)).filter((v): v is number => v !== null));
@@ -388,6 +439,9 @@ async function main() {
       overhead_p99_ms: of((r) => r.overhead_ms.p99),
       total_minus_520_p99_ms: of((r) => r.total_minus_520_ms.p99),
       engine_only_p99_ms: of((r) => r.engine_only_ms.p99),
+      runtime_event_loop_delay_p99_ms: of((r) => r.runtime_event_loop_delay_ms.p99),
+      standin_llm_first_chunk_late_p99_ms: of((r) => r.standin_first_chunk_late_ms.llm.p99),
+      standin_tts_first_chunk_late_p99_ms: of((r) => r.standin_first_chunk_late_ms.tts.p99),
       audio_gaps_over_40ms: of((r) => r.audio_gaps_over_40ms),
       audio_gaps_over_40ms_all_rounds: rounds.reduce((sum, r) => sum + r[i]!.audio_gaps_over_40ms, 0),
       cpu_ms_per_call_second: of((r) => r.cpu_ms_per_call_second),
@@ -399,7 +453,7 @@ async function main() {
   const result = {
     ...info, load_after: loadAverage(),
     note: 'a 2-core machine shared with other engineers\' builds and tests while this ran: see the load averages; CPU per call-second is the runtime process\'s own (process.cpuUsage), the least sensitive to the sharing',
-    rounds: ROUNDS, turns_per_call: TURNS, delays: DELAYS,
+    rounds: ROUNDS, turns_per_call: TURNS, delays: DELAYS, frame_phases: PHASES,
     overhead_definition: 'total_ms (the engine decides the caller\'s turn is over → first agent audio frame handed to the transport) − 250 (LLM) − 120 (TTS) − 150 when the STT\'s final was asked for inside the window (stt_ms ≥ 150); total_minus_520 subtracts all three regardless',
     gap_definition: 'outbound media frames that reached the carrier client more than 40 ms after the audio before them had finished playing (real-time playout from the utterance\'s first frame, the runtime keeping up to 1 s ahead), inside an agent turn',
     targets: {
@@ -419,4 +473,5 @@ async function main() {
 if (mode.startsWith('serve-')) process.on('disconnect', () => process.exit(0));
 if (mode === 'serve-runtime') await serveRuntime();
 else if (mode === 'serve-standins') await serveStandins();
+else if (mode === 'serve-voice') await serveVoice();
 else await main();

@@ -23,6 +23,13 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 export abstract class HttpStandin {
   readonly requests: RecordedRequest[] = [];
+  /**
+   * For each streamed answer, how much later than its fixed delay its first chunk was written (ms,
+   * from the request's arrival, by this process's clock): what the stand-in itself added, when its
+   * process was too busy to answer on time (bench/runtime.ts reports it).
+   */
+  readonly firstChunkLateMs: number[] = [];
+  readonly #arrivedAt = new WeakMap<ServerResponse, number>();
   protected failures: Failure[] = [];
   private server: Server | null = null;
   url = '';
@@ -53,6 +60,7 @@ export abstract class HttpStandin {
   protected abstract handle(request: RecordedRequest, response: ServerResponse, midStreamDrop: boolean): Promise<void>;
 
   private async receive(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    this.#arrivedAt.set(response, performance.now());
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const url = new URL(request.url ?? '/', 'http://standin');
@@ -89,6 +97,7 @@ export abstract class HttpStandin {
       if (response.destroyed) return;
       if (i > 0 && gapMs > 0) await sleep(gapMs);
       response.write(chunks[i]!);
+      if (i === 0) this.firstChunkLateMs.push(performance.now() - this.#arrivedAt.get(response)! - firstDelayMs);
       if (dropMid) {
         await sleep(20);
         response.socket?.destroy();

@@ -32,19 +32,18 @@
  * window, then Finalize) has that window in place of the endpointing. raw − 520 is recorded too, and
  * each turn's latency as the runtime reported it, so what lies outside the runtime's own window shows.
  * The TTS stand-in synthesizes its text before its 120 ms; the texts are synthesized (cached) before the
- * runs, so eSpeak's time on this machine is not counted as the platform's.
+ * runs, so eSpeak's time on this machine is not counted as the platform's. The stand-ins run in a
+ * process of their own (bench/talk-standins.ts), as the vendors are apart: in this one, driving Chromium,
+ * the LLM's first token reached the runtime up to 40 ms after its 250. How late their first chunks left is recorded.
  */
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { encodeWav, pcm16ToSamples, rms } from '../runtime/src/index.ts';
-import { synthesizeSpeech } from '../runtime/src/audio/synthesize.ts';
 import { DEFAULT_SEGMENTER } from '../runtime/src/engine/vad.ts';
-import { OpenAiStandin } from '../runtime/test/standins/openai.ts';
 import { SPEECH_RMS } from '../runtime/test/standins/speech-activity.ts';
-import { DeepgramStandin } from '../runtime/test/standins/stt.ts';
-import { ElevenLabsStandin } from '../runtime/test/standins/tts.ts';
 import { speechPcm } from '../runtime/test/helpers/speech.ts';
 import { CHROMIUM } from '../test/helpers/browser.ts';
 
@@ -124,12 +123,17 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
   const wav = path.join(os.tmpdir(), `sbconsole-talk-${process.pid}.wav`);
   fs.writeFileSync(wav, encodeWav({ sampleRate: RATE, channels: 1, samples: pcm16ToSamples(Buffer.concat([silence(LEAD_S), ...questions.flatMap((q) => [q, silence(GAP_S)]), silence(60)])) }));
 
-  // The TTS stand-in synthesizes a text before its 120 ms: synthesized here first (its cache), eSpeak's
-  // time is not counted as the platform's. The runtime asks ElevenLabs for pcm_16000 on a browser leg.
-  for (const text of ['Hello, this is Acme.', ...ANSWERS.slice(0, turns)]) await synthesizeSpeech(text, RATE);
-  const stt = await new DeepgramStandin({ key: KEY, sttFinalMs: TALK_DELAYS.stt_final_ms }).start();
-  const llm = await new OpenAiStandin({ key: KEY, firstTokenMs: TALK_DELAYS.llm_first_token_ms, gapMs: 0 }).start();
-  const tts = await new ElevenLabsStandin({ key: KEY, firstByteMs: TALK_DELAYS.tts_first_byte_ms, chunkMs: 100 }).start();
+  // The stand-ins in their own process (bench/talk-standins.ts), apart from this one's Chromium driving.
+  const standins = fork(path.join(import.meta.dirname, 'talk-standins.ts'), [], {
+    env: { ...process.env, TALK_DELAYS: JSON.stringify(TALK_DELAYS), TALK_KEY: KEY, TALK_TEXTS: JSON.stringify(['Hello, this is Acme.', ...ANSWERS.slice(0, turns)]) },
+    stdio: 'inherit',
+  });
+  const ask = <T>(message: object, reply: string) => new Promise<T>((resolve) => {
+    const listener = (m: { type: string }) => { if (m.type === reply) { standins.off('message', listener); resolve(m as T); } };
+    standins.on('message', listener);
+    if (reply !== 'ready') standins.send(message);
+  });
+  const urls = await ask<{ stt: string; llm: string; tts: string }>({}, 'ready');
   const api = async (method: string, url: string, body?: object) => {
     const res = await fetch(`${options.url}${url}`, {
       method, headers: { 'x-api-key': options.apiKey, 'x-organization-id': options.orgId, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -138,7 +142,7 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
     if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { data: any }).data;
   };
-  for (const [provider, url] of [['openai', llm.url], ['deepgram', stt.url], ['elevenlabs', tts.url]] as const) {
+  for (const [provider, url] of [['openai', urls.llm], ['deepgram', urls.stt], ['elevenlabs', urls.tts]] as const) {
     await api('POST', '/api/integrations', { name: provider, provider, ...(provider === 'openai' ? { category: 'llm' } : {}), credentials: { api_key: KEY, base_url: url } });
   }
   const agent = await api('POST', '/api/agents', {
@@ -155,13 +159,11 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
   const samples: TalkSample[] = [];
   const captureGaps: number[] = [];
   const problems: string[] = [];
+  let lateness: { llm: number[]; tts: number[] } = { llm: [], tts: [] };
   let audio: { sampleRate: number; baseLatency: number; outputLatency: number } | null = null;
   try {
     for (let run = 1; run <= options.runs; run++) {
-      while (stt.phrases.next()) { /* what a failed run left */ }
-      llm.script.turns.length = 0;
-      stt.phrases.say(...QUESTIONS.slice(0, turns));
-      llm.script.push(...ANSWERS.slice(0, turns).map((text) => ({ text })));
+      await ask({ type: 'script', questions: QUESTIONS.slice(0, turns), answers: ANSWERS.slice(0, turns) }, 'scripted');
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       await context.addInitScript(`sessionStorage.setItem('switchboard.apiKey', ${JSON.stringify(credentials)})`);
       await context.addInitScript(TAP);
@@ -176,7 +178,8 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
     }
   } finally {
     await browser.close();
-    await Promise.all([stt.close(), llm.close(), tts.close()]);
+    lateness = await ask<{ llm: number[]; tts: number[] }>({ type: 'lateness' }, 'lateness');
+    standins.kill();
     fs.rmSync(wav, { force: true });
   }
 
@@ -199,7 +202,7 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
     const captureGapMs = round1((seen.now - seen.captured[0]!.context) * 1000 - seen.sent.length * 10);
     captureGaps.push(captureGapMs);
     audio ??= seen.audio;
-    const endpointingMs = Number(stt.sessions.at(-1)!.query.get('endpointing'));
+    const endpointingMs = (await ask<{ value: number }>({ type: 'endpointing' }, 'endpointing')).value;
     await panel.getByRole('button', { name: 'End' }).click();
     const link = panel.getByTestId('talk-call-link');
     await link.waitFor({ timeout: 10_000 });
@@ -260,6 +263,11 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
     minus_520_ms: { p50: percentile(samples.map((s) => s.minus_520_ms), 50), p95: percentile(samples.map((s) => s.minus_520_ms), 95) },
     outside_runtime_ms: { p50: percentile(samples.flatMap((s) => s.outside_runtime_ms ?? []), 50), p95: percentile(samples.flatMap((s) => s.outside_runtime_ms ?? []), 95) },
     runtime_total_ms: { p50: percentile(samples.flatMap((s) => s.runtime?.total_ms ?? []), 50), p95: percentile(samples.flatMap((s) => s.runtime?.total_ms ?? []), 95) },
+    // How much later than their fixed delays the stand-ins' first chunks left (their process's clock): inside the overhead, not the platform's.
+    standin_first_chunk_late_ms: {
+      llm: { p50: round1(percentile(lateness.llm, 50) ?? 0), p95: round1(percentile(lateness.llm, 95) ?? 0) },
+      tts: { p50: round1(percentile(lateness.tts, 50) ?? 0), p95: round1(percentile(lateness.tts, 95) ?? 0) },
+    },
     samples,
     problems,
   };

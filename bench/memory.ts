@@ -3,12 +3,16 @@
  * once idle on PostgreSQL (target < 150 MB) and on the embedded database (target < 400 MB), and the
  * peak of the embedded database's first start in a fresh data directory (target < 600 MB), sampled
  * every 10 ms from the kernel (VmRSS; VmHWM for the peak).
+ *
+ * Then, on PostgreSQL, what load leaves behind (issue 33, target: back under 200 MB within 2 minutes):
+ * BENCH_MEMORY_LOAD_SECONDS (default 300) of `GET /api/calls?limit=50` at 50 connections (autocannon),
+ * then BENCH_MEMORY_IDLE_SECONDS (default 120) with no request, RSS read every 10 s.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadAverage, machine, writeResult } from './lib.ts';
+import { load, loadAverage, machine, writeResult } from './lib.ts';
 import { benchDatabase, seededCalls } from './seed.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -19,8 +23,14 @@ const nodeArgs = start.replace(/^exec\s+/, '').split(/\s+/).slice(1);
 const statusOf = (pid: number) => fs.readFileSync(`/proc/${pid}/status`, 'utf8');
 const kb = (status: string, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024;
 
-/** Starts the server as npm start does and reports its memory at first listen and once idle. */
-async function measure(label: string, env: Record<string, string>, v8Flags: string[] = []) {
+const LOAD_SECONDS = Number(process.env.BENCH_MEMORY_LOAD_SECONDS ?? 300);
+const IDLE_SECONDS = Number(process.env.BENCH_MEMORY_IDLE_SECONDS ?? 120);
+
+/** After the idle reading: list load, then idle, RSS sampled (MB) along the way. */
+interface AfterLoad { headers: Record<string, string> }
+
+/** Starts the server as npm start does and reports its memory at first listen and once idle (and, with `afterLoad`, under load and after it). */
+async function measure(label: string, env: Record<string, string>, v8Flags: string[] = [], afterLoad?: AfterLoad) {
   const child = spawn(process.execPath, [...v8Flags, ...nodeArgs], { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -38,16 +48,44 @@ async function measure(label: string, env: Record<string, string>, v8Flags: stri
     });
     child.once('exit', () => reject(new Error(`${label}: exited:\n${out}`)));
   });
+  // From here the log is drained, not kept: minutes of request lines would grow this process, not the server.
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.removeAllListeners('data');
+    stream.resume();
+  }
   const startSeconds = (performance.now() - started) / 1000;
   const atListen = kb(statusOf(child.pid!), 'VmRSS');
   await fetch(`${url}/api/health`);
-  await new Promise((r) => setTimeout(r, 10_000)); // idle: timers settled, garbage collected
+  // Idle: timers settled, and the server's idle check (src/idle-memory.ts: every 15 s with no request)
+  // has had two chances to give memory back, as a server left alone does.
+  await new Promise((r) => setTimeout(r, 35_000));
   const status = statusOf(child.pid!);
   clearInterval(sampler);
-  const result = {
+  const result: Record<string, unknown> = {
     start_seconds: Number(startSeconds.toFixed(2)), rss_at_listen_mb: Math.round(atListen), rss_idle_mb: Math.round(kb(status, 'VmRSS')),
     peak_rss_mb: Math.round(Math.max(peak, kb(status, 'VmHWM'))),
   };
+  if (afterLoad) {
+    const rss = () => Math.round(kb(statusOf(child.pid!), 'VmRSS'));
+    const during: number[] = [];
+    const duringSampler = setInterval(() => during.push(rss()), 10_000);
+    const loaded = await load(`${label}: list load`, `${url}/api/calls?limit=50`, afterLoad.headers, { connections: 50, duration: LOAD_SECONDS });
+    clearInterval(duringSampler);
+    const atEnd = rss();
+    const idle: Array<[number, number]> = [];
+    for (let t = 10; t <= IDLE_SECONDS; t += 10) {
+      await new Promise((r) => setTimeout(r, 10_000));
+      idle.push([t, rss()]);
+    }
+    result.after_load = {
+      load: { seconds: LOAD_SECONDS, connections: 50, requests_per_second: loaded.requests_per_second, non_2xx: loaded.non_2xx, errors: loaded.errors },
+      rss_peak_under_load_mb: Math.max(...during, atEnd),
+      rss_at_end_of_load_mb: atEnd,
+      rss_idle_after_load_mb: idle.map(([seconds, mb]) => ({ seconds, mb })),
+      rss_after_idle_mb: idle.at(-1)?.[1] ?? atEnd,
+      target_mb: 200,
+    };
+  }
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   return result;
@@ -56,11 +94,12 @@ async function measure(label: string, env: Record<string, string>, v8Flags: stri
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbmem-'));
 try {
   const url = await benchDatabase('calls_10k');
-  (await seededCalls({ url, perOrg: 100 })).database.close();
+  const seeded = await seededCalls({ url, perOrg: 100 });
+  await seeded.database.close();
   const result = {
     ...machine(),
     node_arguments: nodeArgs.slice(0, -1),
-    postgres: await measure('postgres', { DATABASE_URL: url, DATA_DIR: path.join(dataDir, 'pg'), BOOTSTRAP: 'false' }),
+    postgres: await measure('postgres', { DATABASE_URL: url, DATA_DIR: path.join(dataDir, 'pg'), BOOTSTRAP: 'false', RATE_LIMIT_PER_MINUTE: '100000000' }, [], { headers: seeded.headers }),
     embedded_first_start: await measure('embedded', { DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'embedded') }),
     embedded_restart: await measure('embedded again', { DATABASE_URL: '', DATA_DIR: path.join(dataDir, 'embedded') }),
     // The young generation V8 grows while the server starts stays committed: capping it trades

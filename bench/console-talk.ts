@@ -46,6 +46,7 @@ import { DEFAULT_SEGMENTER } from '../runtime/src/engine/vad.ts';
 import { SPEECH_RMS } from '../runtime/test/standins/speech-activity.ts';
 import { speechPcm } from '../runtime/test/helpers/speech.ts';
 import { CHROMIUM } from '../test/helpers/browser.ts';
+import { askChild } from './lib.ts';
 
 export const TALK_DELAYS = { stt_final_ms: 150, llm_first_token_ms: 250, tts_first_byte_ms: 120 };
 const KEY = 'bench-standin-key';
@@ -128,12 +129,8 @@ export async function measureTalk(options: { url: string; apiKey: string; orgId:
     env: { ...process.env, TALK_DELAYS: JSON.stringify(TALK_DELAYS), TALK_KEY: KEY, TALK_TEXTS: JSON.stringify(['Hello, this is Acme.', ...ANSWERS.slice(0, turns)]) },
     stdio: 'inherit',
   });
-  const ask = <T>(message: object, reply: string) => new Promise<T>((resolve) => {
-    const listener = (m: { type: string }) => { if (m.type === reply) { standins.off('message', listener); resolve(m as T); } };
-    standins.on('message', listener);
-    if (reply !== 'ready') standins.send(message);
-  });
-  const urls = await ask<{ stt: string; llm: string; tts: string }>({}, 'ready');
+  const ask = <T>(message: object | null, reply: string) => askChild<T>(standins, message, reply);
+  const urls = await ask<{ stt: string; llm: string; tts: string }>(null, 'ready');
   const api = async (method: string, url: string, body?: object) => {
     const res = await fetch(`${options.url}${url}`, {
       method, headers: { 'x-api-key': options.apiKey, 'x-organization-id': options.orgId, ...(body ? { 'content-type': 'application/json' } : {}) },

@@ -112,6 +112,22 @@ export function cpuSince(before: Map<string, number>, pids: number[], database: 
   return used;
 }
 
+/**
+ * Asks a forked child over IPC: sends `message` (none: only waits) and resolves with the child's
+ * first message of type `reply` from then on.
+ */
+export function askChild<T>(child: ChildProcess, message: object | null, reply: string): Promise<T> {
+  return new Promise<T>((resolve) => {
+    const listener = (m: { type: string }) => {
+      if (m.type !== reply) return;
+      child.off('message', listener);
+      resolve(m as T);
+    };
+    child.on('message', listener);
+    if (message) child.send(message);
+  });
+}
+
 export function writeResult(name: string, data: unknown): string {
   const dir = path.join(BENCH_DIR, 'results');
   fs.mkdirSync(dir, { recursive: true });

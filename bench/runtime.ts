@@ -37,7 +37,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { loadAverage, machine, writeResult } from './lib.ts';
+import { askChild, loadAverage, machine, writeResult } from './lib.ts';
 
 const mode = process.argv[3] ?? process.argv[2] ?? 'main'; // run directly, or as `npm run bench -- runtime`
 const KEY = 'bench-key';
@@ -82,8 +82,8 @@ async function serveRuntime() {
 
 /**
  * The LLM and TTS stand-ins, in a process of their own: as the vendors are, apart from the STT, whose
- * stand-in decodes and endpoints every call's audio (50 calls: 2,500 frames a second) and, in the same
- * process, made their fixed delays fire late. Each reports how late its first chunks were.
+ * stand-in decodes and endpoints every call's audio (50 calls: 2,500 frames a second), so that work
+ * cannot make their fixed delays fire late. Each reports how late its first chunks were.
  */
 async function serveVoice() {
   const { OpenAiStandin } = await import('../runtime/test/standins/openai.ts');
@@ -174,12 +174,7 @@ async function start(which: string, env: Record<string, string>, execArgv: strin
     child.once('message', (m: { url?: string }) => (m.url ? resolve(m as Record<string, string>) : reject(new Error('no url'))));
     child.once('exit', (code) => reject(new Error(`${which} exited with ${code}`)));
   });
-  const request = <T>(message: object, reply: string) => new Promise<T>((resolve) => {
-    const listener = (m: { type: string }) => { if (m.type === reply) { child.off('message', listener); resolve(m as T); } };
-    child.on('message', listener);
-    child.send(message);
-  });
-  return { child, url: ready.url!, ready, request };
+  return { child, url: ready.url!, ready, request: <T>(message: object, reply: string) => askChild<T>(child, message, reply) };
 }
 
 /** One carrier call: Media Streams in real time, marks echoed when played, outbound frames timed. */

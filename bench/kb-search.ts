@@ -1,11 +1,12 @@
 /**
  * Knowledge-base hybrid search on PostgreSQL + pgvector (issue 33): one organization with
  * KB_CHUNKS chunks (default 100,000; 1,000,000 for the large shape) of 120 words each, 500 chunks a
- * document, embedded by the hashed embedder and seeded once per shape (reused on later runs).
+ * document, embedded by the hashed embedder and seeded once per shape (reused on later runs), in one
+ * transaction with the vector and full-text indexes rebuilt in bulk at the end.
  *
  * The texts draw words from a 5,000-word vocabulary with a skewed (squared uniform) distribution
- * from a 32-bit generator (mulberry32): the previous generator multiplied past 2^53 and cycled after
- * about 10,500 draws, so its "100k chunks" held 5,278 distinct texts. The distinct texts and
+ * from a 32-bit generator (bench/kb-corpus.ts): the previous generator multiplied past 2^53 and
+ * cycled after about 10,500 draws, so its "100k chunks" held 5,278 distinct texts. The distinct texts and
  * queries are counted and recorded, as is how many chunks each common query matches.
  *
  * Two query classes, measured in interleaved rounds through `POST /api/knowledge-base/search`
@@ -22,6 +23,7 @@ import { openDatabase, runMigrations } from '../src/db/database.ts';
 import { newDocumentId } from '../src/core/ids.ts';
 import { provisionOrganization } from '../src/modules/organizations/service.ts';
 import { FULL_TEXT_POOL } from '../src/modules/knowledge-base/repository.ts';
+import { benchQueries, sentences, vocabulary } from './kb-corpus.ts';
 import { benchDatabaseUrl, loadAverage, machine, startChild, writeResult } from './lib.ts';
 
 const CHUNKS = Number(process.env.KB_CHUNKS ?? 100_000);
@@ -35,39 +37,62 @@ const databaseUrl = await benchDatabaseUrl();
 const database = await openDatabase({ databaseUrl, dataDir: '/tmp', poolSize: 4 });
 await runMigrations(database);
 
-function mulberry32(state: number) {
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = mulberry32(42);
-const vocabulary = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}${'aeiou'[i % 5]}`);
-// Squared uniform: word i is drawn with probability ~ 1/sqrt(i), so the first words are common.
-const word = () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]!;
-const sentence = (words: number) => Array.from({ length: words }, word).join(' ');
+const sentence = sentences();
 
 const orgName = `kb search bench ${CHUNKS}`;
 const existing = await database.pool.query('SELECT id FROM organizations WHERE name = $1', [orgName]);
 let orgId: string = existing.rows[0]?.id;
+const seeded = orgId
+  ? (await database.pool.query('SELECT count(*)::int AS n FROM document_chunks WHERE client_id = $1', [orgId])).rows[0].n
+  : 0;
 const started = performance.now();
-if (!orgId) {
-  orgId = (await provisionOrganization(database.db, { name: orgName })).organization_id;
-  const embedder = new HashedEmbedder();
-  for (let d = 0; d < DOCUMENTS; d++) {
-    const id = newDocumentId();
-    await database.pool.query(`INSERT INTO documents (id, client_id, name, type, format, size_bytes, processing_status, vector_count)
-      VALUES ($1, $2, $3, 'text', 'txt', 0, 'completed', $4)`, [id, orgId, `Bench document ${d}`, CHUNKS_PER_DOCUMENT]);
-    const texts = Array.from({ length: CHUNKS_PER_DOCUMENT }, () => sentence(120));
-    const vectors = texts.map((t) => `[${embedder.embedOne(t).map((v) => v.toFixed(5)).join(',')}]`);
-    await database.pool.query(
-      `INSERT INTO document_chunks (document_id, chunk_index, client_id, page, text, embedding)
-       SELECT $1, i - 1, $2, NULL, t, v::vector FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(t, v, i)`,
-      [id, orgId, texts, vectors],
-    );
-    if (d % 20 === 19) process.stdout.write(`seeded ${(d + 1) * CHUNKS_PER_DOCUMENT} chunks\n`);
+// KB_RESEED=1 seeds again (a new layout of the chunks table applies to rows written after it).
+if (seeded !== CHUNKS || process.env.KB_RESEED === '1') {
+  orgId ??= (await provisionOrganization(database.db, { name: orgName })).organization_id;
+  await seed(orgId);
+}
+
+/**
+ * Seeds the organization's documents in one transaction, so a run killed halfway leaves nothing
+ * and the next run seeds again. The HNSW and GIN indexes are dropped first and rebuilt at the end
+ * from their own definitions (read from pg_indexes, so they are exactly the migration's): a bulk
+ * build is the same index, and inserting 1M rows into a live HNSW graph took over an hour here.
+ */
+async function seed(id: string): Promise<void> {
+  const client = await database.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('DELETE FROM documents WHERE client_id = $1', [id]);
+    const { rows: indexes } = await client.query<{ indexname: string; indexdef: string }>(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE indexname IN ('document_chunks_embedding_idx', 'document_chunks_search_idx')`);
+    for (const index of indexes) await client.query(`DROP INDEX ${index.indexname}`);
+    const embedder = new HashedEmbedder();
+    for (let d = 0; d < DOCUMENTS; d++) {
+      const documentId = newDocumentId();
+      await client.query(`INSERT INTO documents (id, client_id, name, type, format, size_bytes, processing_status, vector_count)
+        VALUES ($1, $2, $3, 'text', 'txt', 0, 'completed', $4)`, [documentId, id, `Bench document ${d}`, CHUNKS_PER_DOCUMENT]);
+      const texts = Array.from({ length: CHUNKS_PER_DOCUMENT }, () => sentence(120));
+      const vectors = texts.map((t) => `[${embedder.embedOne(t).map((v) => v.toFixed(5)).join(',')}]`);
+      await client.query(
+        `INSERT INTO document_chunks (document_id, chunk_index, client_id, page, text, embedding)
+         SELECT $1, i - 1, $2, NULL, t, v::vector FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS x(t, v, i)`,
+        [documentId, id, texts, vectors],
+      );
+      if (d % 100 === 99) console.log(`seeded ${(d + 1) * CHUNKS_PER_DOCUMENT} chunks, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }
+    // Room to build the graph in memory (1M vectors of 256 floats is about 1 GB).
+    await client.query(`SET LOCAL maintenance_work_mem = '4GB'`);
+    for (const index of indexes) {
+      const at = performance.now();
+      await client.query(index.indexdef);
+      console.log(`rebuilt ${index.indexname} in ${((performance.now() - at) / 1000).toFixed(0)} s`);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
   }
   await database.pool.query('ANALYZE document_chunks');
 }
@@ -75,11 +100,7 @@ const seedSeconds = (performance.now() - started) / 1000;
 const { rows: [shape] } = await database.pool.query(
   'SELECT count(*)::int AS chunks, count(DISTINCT md5(text))::int AS distinct_texts FROM document_chunks WHERE client_id = $1', [orgId]);
 
-// Queries from their own generator, so they do not depend on whether this run seeded.
-const queryRandom = mulberry32(7);
-const rareQueries = [...new Set(Array.from({ length: 200 }, () => Array.from({ length: 6 }, () => vocabulary[Math.floor(queryRandom() * vocabulary.length)]).join(' ')))];
-const commonQueries = [...new Set(Array.from({ length: 400 }, () => `${vocabulary[Math.floor(queryRandom() * 20)]} ${vocabulary[Math.floor(queryRandom() * 20)]}`))]
-  .filter((q) => q.split(' ')[0] !== q.split(' ')[1]);
+const { rare: rareQueries, common: commonQueries } = benchQueries();
 const matches = async (q: string) => (await database.pool.query(
   "SELECT count(*)::int AS n FROM document_chunks WHERE client_id = $1 AND search_vector @@ websearch_to_tsquery('simple', $2)", [orgId, q])).rows[0].n as number;
 const commonMatches = await Promise.all(commonQueries.slice(0, 5).map(matches));

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const name = process.argv[2];
-const available = fs.readdirSync(import.meta.dirname).filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts', 'serve.ts', 'console-talk.ts'].includes(f)).map((f) => f.slice(0, -3));
+const available = fs.readdirSync(import.meta.dirname).filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts', 'serve.ts', 'console-talk.ts', 'talk-standins.ts', 'kb-corpus.ts'].includes(f)).map((f) => f.slice(0, -3));
 if (!name || !available.includes(name)) {
   console.log(`usage: npm run bench -- <${available.join('|')}>`);
   process.exit(name ? 2 : 0);

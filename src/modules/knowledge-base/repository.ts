@@ -43,6 +43,11 @@ export interface ChunkHit {
 
 /** How many full-text matches are ranked at most (see search). */
 export const FULL_TEXT_POOL = 500;
+/**
+ * From this expected share of matching chunks up, a query's pool is read from the chunks, not the
+ * GIN index (see search): 500 matches are then found within about 17,000 chunks.
+ */
+export const COMMON_QUERY_SHARE = 0.03;
 
 /** Documents, their chunks and their agents, for one organization at a time. */
 export class DocumentRepository {
@@ -120,9 +125,21 @@ export class DocumentRepository {
    * Hybrid search: the nearest chunks by cosine distance and the best full-text matches, each
    * ranked, fused by reciprocal rank (score = sum of 1 / (60 + rank)). The full-text side ranks at
    * most FULL_TEXT_POOL matching chunks. A query of common words matches much of a large index, and
-   * ranking every match (each chunk's tsvector is TOASTed, so each costs reads) took 0.7-3 s at 1M
-   * chunks (issue 33); past the pool, the first matches found are ranked, and the vector side, which
-   * is never cut, carries the meaning.
+   * ranking every match took 0.7-3 s at 1M chunks (issue 33); past the pool, the first matches found
+   * are ranked, and the vector side, which is never cut, carries the meaning.
+   *
+   * The tsquery is written inline where it is used, not as a CTE: the planner folds the call on the
+   * query's text into a constant and estimates from the column's statistics how many chunks match
+   * (behind a CTE it guessed 0.5 % and always took the GIN index). Each examined chunk's tsvector is
+   * read from its row (storage MAIN, migration 0032).
+   *
+   * How the pool is read is chosen here, not left to the planner: it prices the GIN index's bitmap,
+   * which holds every match before the pool's LIMIT applies, far below what intersecting long
+   * posting lists costs. Two words in 6 % of 1M chunks: 35-50 ms by the bitmap, which it chose,
+   * against 11 ms reading the organization's chunks until 500 match (bench/kb-search.ts). So a
+   * query whose words are all common (COMMON_QUERY_SHARE of the chunks expected to match, from the
+   * column's statistics) is pooled by reading chunks, its match written in a form no index serves
+   * (`IS TRUE`, estimated the same); any rarer query keeps the index, which finds its few matches.
    */
   async search(orgId: string, query: { text: string; embedding: number[]; agentId?: string; topK: number }): Promise<ChunkHit[]> {
     const candidates = Math.max(query.topK * 4, 40);
@@ -130,6 +147,9 @@ export class DocumentRepository {
     const scope = query.agentId
       ? sql`AND c.document_id IN (SELECT document_id FROM agent_documents WHERE client_id = ${orgId} AND agent_id = ${query.agentId})`
       : sql``;
+    const matches = (await this.#expectedShare(query.text)) >= COMMON_QUERY_SHARE
+      ? sql`(c.search_vector @@ websearch_to_tsquery('simple', ${query.text})) IS TRUE`
+      : sql`c.search_vector @@ websearch_to_tsquery('simple', ${query.text})`;
     const result = await this.#db.execute<{ documentation_id: string; name: string; text: string; page: number | null; score: number }>(sql`
       WITH nearest AS (
         SELECT document_id, chunk_index, row_number() OVER () AS rank FROM (
@@ -138,16 +158,15 @@ export class DocumentRepository {
           ORDER BY c.embedding <=> ${vector}::vector LIMIT ${candidates}
         ) v
       ),
-      query AS (SELECT websearch_to_tsquery('simple', ${query.text}) AS q),
       pool AS MATERIALIZED (
-        SELECT c.document_id, c.chunk_index, c.search_vector FROM document_chunks c, query
-        WHERE c.client_id = ${orgId} ${scope} AND c.search_vector @@ query.q
+        SELECT c.document_id, c.chunk_index, c.search_vector FROM document_chunks c
+        WHERE c.client_id = ${orgId} ${scope} AND ${matches}
         LIMIT ${FULL_TEXT_POOL}
       ),
       matching AS (
         SELECT document_id, chunk_index, row_number() OVER () AS rank FROM (
-          SELECT p.document_id, p.chunk_index FROM pool p, query
-          ORDER BY ts_rank_cd(p.search_vector, query.q) DESC, p.document_id, p.chunk_index LIMIT ${candidates}
+          SELECT p.document_id, p.chunk_index FROM pool p
+          ORDER BY ts_rank_cd(p.search_vector, websearch_to_tsquery('simple', ${query.text})) DESC, p.document_id, p.chunk_index LIMIT ${candidates}
         ) m
       ),
       fused AS (
@@ -162,6 +181,22 @@ export class DocumentRepository {
       ORDER BY f.score DESC, f.document_id, f.chunk_index
       LIMIT ${query.topK}`);
     return result.rows.map((r) => ({ ...r, score: Number(r.score) }));
+  }
+
+  /**
+   * The share of chunks expected to hold every word of `text`: the product of the words' shares in
+   * the column's statistics (the planner's own assumption of independence), 0 when a word is not
+   * among its most common. Tokenized by PostgreSQL, as the search is ('simple': no stemming).
+   */
+  async #expectedShare(text: string): Promise<number> {
+    const result = await this.#db.execute<{ share: number | null }>(sql`
+      WITH common AS (
+        SELECT unnest(most_common_elems::text::text[]) AS lexeme, unnest(most_common_elem_freqs) AS share
+        FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'document_chunks' AND attname = 'search_vector'
+      )
+      SELECT CASE WHEN count(*) = 0 OR bool_or(c.share IS NULL) THEN 0 ELSE exp(sum(ln(c.share))) END::float8 AS share
+      FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS q(lexeme) LEFT JOIN common c USING (lexeme)`);
+    return Number(result.rows[0]?.share ?? 0);
   }
 
   #filter(orgId: string, filter: DocumentFilter): SQL | undefined {

@@ -14,7 +14,7 @@ import { testEnv } from './helpers/env.ts';
 
 /**
  * The console's "Talk to agent" (extensions.md §11) in Chromium: the microphone is Chromium's fake
- * capture device playing a WAV of eSpeak NG speech written here (4 s of silence while the agent
+ * capture device playing a WAV of eSpeak NG speech written here (12 s of silence while the agent
  * greets, the question, then silence), captured through the page's AudioWorklet at 16 kHz and sent
  * to the built-in runtime; the providers are stand-ins on 127.0.0.1.
  */
@@ -32,8 +32,10 @@ describe('the console: talk to an agent in the browser', { skip: skipWithoutBrow
     const question = await speechPcm(QUESTION, rate);
     const silence = (seconds: number) => Buffer.alloc(rate * 2 * seconds);
     const wav = path.join(tmpDir, `talk-${process.pid}.wav`);
-    // Chromium loops the file: the silence after the question outlasts the test.
-    fs.writeFileSync(wav, encodeWav({ sampleRate: rate, channels: 1, samples: pcm16ToSamples(Buffer.concat([silence(4), question, silence(60)])) }));
+    // 12 s before the question: on a loaded machine the session's start and the greeting took over 4 s,
+    // and a question spoken over the greeting barges in and cuts it. Chromium loops the file: the
+    // silence after the question outlasts the test.
+    fs.writeFileSync(wav, encodeWav({ sampleRate: rate, channels: 1, samples: pcm16ToSamples(Buffer.concat([silence(12), question, silence(60)])) }));
     llm = await new OpenAiStandin({ key: KEY, script: [{ text: 'We open at nine.' }], firstTokenMs: 30, gapMs: 5 }).start();
     stt = await new DeepgramStandin({ key: KEY, sttFinalMs: 50 }).start();
     tts = await new ElevenLabsStandin({ key: KEY, firstByteMs: 30, chunkMs: 100 }).start();
@@ -78,7 +80,7 @@ describe('the console: talk to an agent in the browser', { skip: skipWithoutBrow
     await waitForExpression(page, `Number(document.querySelector('[data-testid="talk-panel"]').dataset.playedMs) > 500`, 20_000);
     assert.ok(Number(await panel.getAttribute('data-agent-audio-frames')) > 25, 'at least half a second of 20 ms frames');
 
-    // The fake microphone says the question after 4 s: the stand-in recognises it from the audio the worklet sent.
+    // The fake microphone says the question after 12 s: the stand-in recognises it from the audio the worklet sent.
     await panel.locator('[data-role="user"][data-final="true"]').getByText(QUESTION).waitFor({ timeout: 30_000 });
     await panel.getByText('We open at nine.').waitFor({ timeout: 20_000 });
     const latency = await panel.getByTestId('talk-latency').first().innerText();

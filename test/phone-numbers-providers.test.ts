@@ -17,7 +17,8 @@ describe('phone numbers: carrier_a against the carrier stand-in', () => {
   const voiceUrl = 'https://voice.example.test/inbound';
   before(async () => {
     carrier = await startCarrierStandIn();
-    app = await appWith({ CARRIER_A_API_URL: carrier.url, CARRIER_A_TIMEOUT_MS: '300', CARRIER_A_VOICE_URL: voiceUrl });
+    // Short, so a hanging account fails within the test's 3 s; 300 ms was missed by a healthy stand-in at load 12.
+    app = await appWith({ CARRIER_A_API_URL: carrier.url, CARRIER_A_TIMEOUT_MS: '1000', CARRIER_A_VOICE_URL: voiceUrl });
   });
   after(async () => {
     await app?.close();

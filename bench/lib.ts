@@ -128,6 +128,21 @@ export function askChild<T>(child: ChildProcess, message: object | null, reply: 
   });
 }
 
+/** The project's root, where `npm start` runs. */
+export const PROJECT_ROOT = path.resolve(BENCH_DIR, '..');
+
+/** The arguments `npm start` gives node (`exec node <flags> src/server.ts`), read from package.json. */
+export function npmStartArguments(): string[] {
+  const start = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts.start as string;
+  return start.replace(/^exec\s+/, '').split(/\s+/).slice(1);
+}
+
+/** A field of a process's /proc status in MB (VmRSS, VmHWM). */
+export function procStatusMb(pid: number, field: string): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024;
+}
+
 export function writeResult(name: string, data: unknown): string {
   const dir = path.join(BENCH_DIR, 'results');
   fs.mkdirSync(dir, { recursive: true });

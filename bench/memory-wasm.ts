@@ -14,11 +14,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadAverage, machine, median, writeResult } from './lib.ts';
+import { loadAverage, machine, median, npmStartArguments, procStatusMb, PROJECT_ROOT, writeResult } from './lib.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
-const start = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string;
-const nodeArgs = start.replace(/^exec\s+/, '').split(/\s+/).slice(1);
+const nodeArgs = npmStartArguments();
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const VARIANTS: Record<string, string[]> = {
   default: [],
@@ -28,13 +26,10 @@ const VARIANTS: Record<string, string[]> = {
   'baseline compiler only': ['--no-wasm-tier-up', '--no-wasm-dynamic-tiering'],
 };
 
-const rssMb = (pid: number, field: string) =>
-  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-
 async function firstStart(flags: string[]) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sbwasm-'));
   const child = spawn(process.execPath, [...flags, ...nodeArgs], {
-    cwd: root, env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir },
+    cwd: PROJECT_ROOT, env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -46,7 +41,7 @@ async function firstStart(flags: string[]) {
   const sampler = setInterval(() => {
     try {
       const second = Math.floor((performance.now() - started) / 1000);
-      perSecond[second] = Math.max(perSecond[second] ?? 0, Math.round(rssMb(child.pid!, 'VmRSS')));
+      perSecond[second] = Math.max(perSecond[second] ?? 0, Math.round(procStatusMb(child.pid!, 'VmRSS')));
     } catch { /* not started yet */ }
   }, 10);
   try {
@@ -61,8 +56,8 @@ async function firstStart(flags: string[]) {
     await fetch(`${url}/api/health`);
     await new Promise((r) => setTimeout(r, 20_000));
     return {
-      listen_seconds: Number(listenSeconds.toFixed(1)), peak_rss_mb: Math.round(rssMb(child.pid!, 'VmHWM')),
-      idle_rss_mb: Math.round(rssMb(child.pid!, 'VmRSS')), rss_by_second_mb: perSecond.map((v) => v ?? null),
+      listen_seconds: Number(listenSeconds.toFixed(1)), peak_rss_mb: Math.round(procStatusMb(child.pid!, 'VmHWM')),
+      idle_rss_mb: Math.round(procStatusMb(child.pid!, 'VmRSS')), rss_by_second_mb: perSecond.map((v) => v ?? null),
     };
   } finally {
     clearInterval(sampler);

@@ -12,16 +12,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { load, loadAverage, machine, writeResult } from './lib.ts';
+import { load, loadAverage, machine, npmStartArguments, procStatusMb, PROJECT_ROOT, writeResult } from './lib.ts';
 import { benchDatabase, seededCalls } from './seed.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
-const start = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string;
-// `exec node <flags> src/server.ts`: the flags npm start gives the server.
-const nodeArgs = start.replace(/^exec\s+/, '').split(/\s+/).slice(1);
-
-const statusOf = (pid: number) => fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-const kb = (status: string, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024;
+const nodeArgs = npmStartArguments();
 
 const LOAD_SECONDS = Number(process.env.BENCH_MEMORY_LOAD_SECONDS ?? 300);
 const IDLE_SECONDS = Number(process.env.BENCH_MEMORY_IDLE_SECONDS ?? 120);
@@ -31,13 +25,13 @@ interface AfterLoad { headers: Record<string, string> }
 
 /** Starts the server as npm start does and reports its memory at first listen and once idle (and, with `afterLoad`, under load and after it). */
 async function measure(label: string, env: Record<string, string>, v8Flags: string[] = [], afterLoad?: AfterLoad) {
-  const child = spawn(process.execPath, [...v8Flags, ...nodeArgs], { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...v8Flags, ...nodeArgs], { cwd: PROJECT_ROOT, env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   let peak = 0;
   const sampler = setInterval(() => {
-    try { peak = Math.max(peak, kb(statusOf(child.pid!), 'VmRSS')); } catch { /* not started yet or gone */ }
+    try { peak = Math.max(peak, procStatusMb(child.pid!, 'VmRSS')); } catch { /* not started yet or gone */ }
   }, 10);
   const started = performance.now();
   const url = await new Promise<string>((resolve, reject) => {
@@ -54,19 +48,18 @@ async function measure(label: string, env: Record<string, string>, v8Flags: stri
     stream.resume();
   }
   const startSeconds = (performance.now() - started) / 1000;
-  const atListen = kb(statusOf(child.pid!), 'VmRSS');
+  const atListen = procStatusMb(child.pid!, 'VmRSS');
   await fetch(`${url}/api/health`);
   // Idle: timers settled, and the server's idle check (src/idle-memory.ts: every 15 s with no request)
   // has had two chances to give memory back, as a server left alone does.
   await new Promise((r) => setTimeout(r, 35_000));
-  const status = statusOf(child.pid!);
   clearInterval(sampler);
   const result: Record<string, unknown> = {
-    start_seconds: Number(startSeconds.toFixed(2)), rss_at_listen_mb: Math.round(atListen), rss_idle_mb: Math.round(kb(status, 'VmRSS')),
-    peak_rss_mb: Math.round(Math.max(peak, kb(status, 'VmHWM'))),
+    start_seconds: Number(startSeconds.toFixed(2)), rss_at_listen_mb: Math.round(atListen), rss_idle_mb: Math.round(procStatusMb(child.pid!, 'VmRSS')),
+    peak_rss_mb: Math.round(Math.max(peak, procStatusMb(child.pid!, 'VmHWM'))),
   };
   if (afterLoad) {
-    const rss = () => Math.round(kb(statusOf(child.pid!), 'VmRSS'));
+    const rss = () => Math.round(procStatusMb(child.pid!, 'VmRSS'));
     const during: number[] = [];
     const duringSampler = setInterval(() => during.push(rss()), 10_000);
     const loaded = await load(`${label}: list load`, `${url}/api/calls?limit=50`, afterLoad.headers, { connections: 50, duration: LOAD_SECONDS });

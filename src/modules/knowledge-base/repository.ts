@@ -147,9 +147,10 @@ export class DocumentRepository {
     const scope = query.agentId
       ? sql`AND c.document_id IN (SELECT document_id FROM agent_documents WHERE client_id = ${orgId} AND agent_id = ${query.agentId})`
       : sql``;
+    const tsquery = sql`websearch_to_tsquery('simple', ${query.text})`;
     const matches = (await this.#expectedShare(query.text)) >= COMMON_QUERY_SHARE
-      ? sql`(c.search_vector @@ websearch_to_tsquery('simple', ${query.text})) IS TRUE`
-      : sql`c.search_vector @@ websearch_to_tsquery('simple', ${query.text})`;
+      ? sql`(c.search_vector @@ ${tsquery}) IS TRUE`
+      : sql`c.search_vector @@ ${tsquery}`;
     const result = await this.#db.execute<{ documentation_id: string; name: string; text: string; page: number | null; score: number }>(sql`
       WITH nearest AS (
         SELECT document_id, chunk_index, row_number() OVER () AS rank FROM (
@@ -166,7 +167,7 @@ export class DocumentRepository {
       matching AS (
         SELECT document_id, chunk_index, row_number() OVER () AS rank FROM (
           SELECT p.document_id, p.chunk_index FROM pool p
-          ORDER BY ts_rank_cd(p.search_vector, websearch_to_tsquery('simple', ${query.text})) DESC, p.document_id, p.chunk_index LIMIT ${candidates}
+          ORDER BY ts_rank_cd(p.search_vector, ${tsquery}) DESC, p.document_id, p.chunk_index LIMIT ${candidates}
         ) m
       ),
       fused AS (

@@ -60,6 +60,7 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 
+printSlowest(results, 12);
 const total = Object.fromEntries(SUMMARY_KEYS.map((key) => [key, results.reduce((n, r) => n + (r.counts?.[COUNT_OF[key]] ?? 0), 0)]));
 for (const key of SUMMARY_KEYS) process.stdout.write(`ℹ ${key} ${total[key]}\n`);
 process.stdout.write(`ℹ duration_ms ${(performance.now() - started).toFixed(3)}\n`);
@@ -106,6 +107,13 @@ function readJson<T>(file: string): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The run's slowest files with their wall times, so a slow CI run's log says where its time went. */
+function printSlowest(all: ShardResult[], count: number): void {
+  const times = all.flatMap((r) => Object.entries(r.fileMs)).sort(([, a], [, b]) => b - a).slice(0, count);
+  if (times.length < 2) return;
+  process.stdout.write(`\nslowest files:\n${times.map(([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(ROOT, file)}`).join('\n')}\n\n`);
 }
 
 /** After a whole passing run with TEST_WRITE_DURATIONS=1: each file's wall time in seconds, for the next runs' dealing. */

@@ -39,8 +39,12 @@ describe('the console: agents and knowledge base', { skip: skipWithoutBrowser },
     assert.equal(stored.language, 'EN-GB');
 
     await page.getByRole('switch', { name: 'Record calls' }).check();
+    // The create's notice may have closed itself by now (a busy machine): wait for this save's answer,
+    // then for its notice.
+    const saved = page.waitForResponse((r) => r.request().method() === 'PATCH' && new URL(r.url()).pathname === `/api/agents/${agentId}`);
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByText('Saved “Reception”').nth(1).waitFor(); // the second save's notice
+    assert.equal((await saved).status(), 200);
+    await page.getByText('Saved “Reception”').last().waitFor();
     assert.equal((await app.inject({ url: `/api/agents/${agentId}`, headers })).json().data.recording_enabled, true);
     await screenshot(page, 'agent');
 

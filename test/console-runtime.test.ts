@@ -120,7 +120,7 @@ describe('the console: voice runtime and agent studio', { skip: skipWithoutBrows
     await page.goto(`${base}/agents/${agent.agent_id}`);
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Greeter two');
     await page.getByRole('link', { name: '← All agents' }).click();
-    await new Promise((r) => setTimeout(r, 300));
+    for (const until = Date.now() + 15_000; asked === 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
     assert.equal(asked, 1, 'a confirm was shown');
     assert.equal(new URL(page.url()).pathname, `/agents/${agent.agent_id}`, 'dismissed: still on the agent');
     assert.equal(await page.getByRole('textbox', { name: 'Name', exact: true }).inputValue(), 'Greeter two', 'the edit is kept');

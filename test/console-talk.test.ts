@@ -61,7 +61,7 @@ describe('the console: talk to an agent in the browser', { skip: skipWithoutBrow
       await post('/api/integrations', { name: provider, provider, ...(provider === 'openai' ? { category: 'llm' } : {}), credentials: { api_key: KEY, base_url: url } });
     }
     const agent = await post('/api/agents', {
-      agent_name: 'Front desk', system_prompt: 'Be brief.', first_message: 'Hello, this is Acme.', stt_provider: 'deepgram', tts_provider: 'elevenlabs',
+      agent_name: 'Front desk', system_prompt: 'Be brief.', first_message: 'Hello, this is Acme.', silence_timeout_seconds: 600, stt_provider: 'deepgram', tts_provider: 'elevenlabs',
       voice_id: 'voice-standin', llm_provider: 'openai', llm_model: 'gpt-test',
     });
 

@@ -17,6 +17,8 @@ const theme = createTheme({
   primaryColor: 'blue',
   primaryShade: 8,
   defaultRadius: 'md',
+  // A person who asked their system for less motion gets no transitions (modals, notices, menus).
+  respectReducedMotion: true,
   components: {
     // Alert titles in the text color (the light variants' colored titles fall below 4.5:1); modals' close buttons named.
     Alert: Alert.extend({ styles: { title: { color: 'var(--mantine-color-text)' } } }),

@@ -44,7 +44,9 @@ export class JobQueue {
     this.#deps = deps;
     this.boss = new PgBoss({
       ...(deps.connection as Record<string, unknown>),
-      ...(deps.background ? { clock: BACKGROUND_CLOCK, idleTimeoutMillis: 300 } : {}),
+      // Idle connections do not hold the process open either; they stay pooled (pg's 10 s), since
+      // closing them sooner than the poll interval made every poll a new PostgreSQL session.
+      ...(deps.background ? { clock: BACKGROUND_CLOCK, allowExitOnIdle: true } : {}),
       max: 3,
       schema: 'pgboss',
       supervise: true,

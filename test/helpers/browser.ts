@@ -16,15 +16,20 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
     executablePath: CHROMIUM,
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required', ...extraArgs,
+      '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required',
+      // The console honours reduced motion (its theme's respectReducedMotion): no transition is
+      // waited for before axe reads colors, and no frame is painted for one, on a CPU-bound CI run.
+      '--force-prefers-reduced-motion', ...extraArgs,
     ],
   });
 }
 
-/** Every run writes a picture of each page it visits here (git-ignored). */
+/** With TEST_SCREENSHOTS=1, a run writes a picture of each page it visits here (git-ignored). */
 export const SCREENSHOTS = path.resolve(import.meta.dirname, '../screenshots');
 
+/** Only when asked: encoding a page to PNG is Chromium CPU that a CI run on two cores cannot spare. */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.TEST_SCREENSHOTS !== '1') return;
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
 }
@@ -34,7 +39,7 @@ export async function assertAccessible(page: Page, name: string): Promise<void> 
   // Colors are checked as they end: a dialog still fading in has the contrast of half its opacity
   // (a busy machine runs transitions late). Endless animations (loaders) are not waited for.
   await waitForExpression(page, 'document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getComputedTiming().iterations === Infinity)');
-  const results = await new AxeBuilder({ page }).analyze();
+  const results = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(
     bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`),

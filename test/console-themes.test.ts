@@ -73,4 +73,26 @@ describe('the console in light and dark mode', { skip: skipWithoutBrowser }, () 
     await page.getByRole('button', { name: 'Use light mode' }).click();
     assert.equal(await scheme(page), 'light');
   });
+
+  test('a person whose system asks for less motion gets a dialog without its transition; others get the transition', async () => {
+    const { page, base } = s;
+    /** The CSS transitions that ran inside the delete dialog (its overlay and content) as it opened. */
+    const dialogTransitions = async (reducedMotion: 'reduce' | 'no-preference') => {
+      await page.emulateMedia({ reducedMotion });
+      await page.goto(`${base}/agents`);
+      await settle(page);
+      await page.evaluate(`window.dialogTransitions = 0;
+        document.addEventListener('transitionrun', (e) => { if (e.target.closest('.mantine-Modal-root')) window.dialogTransitions += 1; });`);
+      await page.getByTestId('agents').locator('tr', { hasText: 'Front desk' }).getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('dialog').waitFor();
+      await page.waitForTimeout(100); // a transition's transitionrun is dispatched on the frame after it starts
+      const count = Number(await page.evaluate('window.dialogTransitions'));
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
+      return count;
+    };
+    assert.equal(await dialogTransitions('reduce'), 0, 'no transition with prefers-reduced-motion: reduce');
+    assert.ok((await dialogTransitions('no-preference')) > 0, 'the dialog fades in otherwise');
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+  });
 });

@@ -43,14 +43,25 @@ export async function signedInConsole(name: string, env: Record<string, string> 
   };
 }
 
-/** The link of the latest sign-in mail to `email` (the outbox mailer's table; the mail is sent after the answer). */
-export async function mailedLink(email: string): Promise<string> {
+/** How many mails went to `email` so far (to wait for the next one with `mailedLink`). */
+export async function mailsTo(email: string): Promise<number> {
   const { database } = await testEnv();
-  for (let i = 0; i < 100; i++) {
-    const { rows } = await database.pool.query('SELECT text FROM outbox_emails WHERE "to" = $1 ORDER BY created_at DESC LIMIT 1', [email.toLowerCase()]);
-    const match = rows[0] && /(https?:\/\/\S+\/sign-in\?token=[A-Za-z0-9_-]+)/.exec(rows[0].text as string);
+  const { rows } = await database.pool.query('SELECT count(*)::int AS n FROM outbox_emails WHERE "to" = $1', [email.toLowerCase()]);
+  return rows[0].n as number;
+}
+
+/**
+ * The link of the latest sign-in mail to `email` (the outbox mailer's table; the mail is sent after
+ * the answer), once more than `sentBefore` mails have gone to it: a second link to the same address
+ * must not be read before its mail exists, or the first (already used) link is taken.
+ */
+export async function mailedLink(email: string, sentBefore = 0): Promise<string> {
+  const { database } = await testEnv();
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await database.pool.query('SELECT text, count(*) OVER ()::int AS n FROM outbox_emails WHERE "to" = $1 ORDER BY created_at DESC LIMIT 1', [email.toLowerCase()]);
+    const match = rows[0] && rows[0].n > sentBefore && /(https?:\/\/\S+\/sign-in\?token=[A-Za-z0-9_-]+)/.exec(rows[0].text as string);
     if (match) return match[1]!;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`no sign-in mail to ${email}`);
+  throw new Error(`no sign-in mail to ${email} after the ${sentBefore} before`);
 }

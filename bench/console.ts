@@ -15,7 +15,7 @@
  *    and their size decoded.
  *  - "Talk to agent" (issue 31): the end of the caller's speech to the first agent audio the page plays,
  *    minus the stand-ins' fixed delays (target p95 < 60 ms): bench/console-talk.ts, which says exactly
- *    what is measured and subtracted. BENCH_CONSOLE_TALK_RUNS preview calls (default 5) of
+ *    what is measured and subtracted. BENCH_CONSOLE_TALK_RUNS preview calls (default 10: 40 turns, so the p95 is not the second-slowest of twenty) of
  *    BENCH_CONSOLE_TALK_TURNS questions (default 4); 0 runs skips it.
  * Results: bench/results/console.json. `npm run bench -- console` (builds nothing: run npm install first).
  */
@@ -38,7 +38,7 @@ import { transaction } from '../src/db/unit-of-work.ts';
 const POSTGRES = process.env.BENCH_CONSOLE_POSTGRES === '1';
 const CALLS = Number(process.env.BENCH_CONSOLE_CALLS ?? (POSTGRES ? 1_000_000 : 10_000));
 const RUNS = Number(process.env.BENCH_CONSOLE_RUNS ?? 7);
-const TALK_RUNS = Number(process.env.BENCH_CONSOLE_TALK_RUNS ?? 5);
+const TALK_RUNS = Number(process.env.BENCH_CONSOLE_TALK_RUNS ?? 10);
 const TALK_TURNS = Number(process.env.BENCH_CONSOLE_TALK_TURNS ?? 4);
 const DIST = path.resolve(import.meta.dirname, '../console/dist');
 

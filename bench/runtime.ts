@@ -27,12 +27,16 @@
  * there (`stt_ms` ≈ 0) and its 150 ms lie before the window. overhead = total_ms − 250 − 120 −
  * (150 when stt_ms ≥ 150). `total_ms − 520` (the three delays regardless) is recorded too.
  *
+ * BENCH_RUNTIME_OWN_CORE=1: the runtime process is pinned to CPU 0 and every other process of the
+ * bench (the carrier clients, the stand-ins) to CPU 1 (taskset), as in production, where the callers
+ * and the vendors are other machines: the runtime then waits for no core the simulated world needs.
+ *
  * Audio gaps: the carrier client keeps a playout clock (audio plays in real time from the first
  * frame of an agent utterance; the runtime keeps up to 1 s ahead). A frame that arrives after the
  * audio before it has finished playing, inside an agent turn, left the caller in silence: counted
  * when that silence exceeds 40 ms.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -289,11 +293,16 @@ async function main() {
   const phraseFrames = await Promise.all(PHRASES.map(frames));
   const silence = Buffer.alloc(160, 0xff).toString('base64');
 
+  // The simulated world on CPU 1 (the stand-ins forked below inherit it), the runtime on CPU 0.
+  const ownCore = process.env.BENCH_RUNTIME_OWN_CORE === '1';
+  const pin = (pid: number, cpu: number) => execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+  if (ownCore) pin(process.pid, 1);
   const voice = await start('serve-voice', {});
   const standins = await start('serve-standins', { BENCH_LLM_URL: voice.url, BENCH_TTS_URL: voice.ready.tts! });
   // BENCH_CPU_PROF=dir: the runtime process writes a V8 CPU profile there when it exits (its hot path).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const runtime = await start('serve-runtime', { BENCH_API_URL: standins.url }, ['--expose-gc', ...profile]);
+  if (ownCore) pin(runtime.child.pid!, 0);
   type Stats = { cpuMs: number; rss: number; peakRss: number; active: number; loopDelayMs: { p50: number; p99: number; max: number } };
   type Report = { status: string; end_reason: string; duration_seconds: number; transcript: Array<{ role: string; latency?: { stt_ms: number; llm_first_token_ms: number; tts_first_byte_ms: number; total_ms: number } }> };
   const finals = new Map<string, (report: Report) => void>();
@@ -449,6 +458,7 @@ async function main() {
     ...info, load_after: loadAverage(),
     note: 'a 2-core machine shared with other engineers\' builds and tests while this ran: see the load averages; CPU per call-second is the runtime process\'s own (process.cpuUsage), the least sensitive to the sharing',
     rounds: ROUNDS, turns_per_call: TURNS, delays: DELAYS, frame_phases: PHASES,
+    runtime_on_its_own_core: ownCore,
     overhead_definition: 'total_ms (the engine decides the caller\'s turn is over → first agent audio frame handed to the transport) − 250 (LLM) − 120 (TTS) − 150 when the STT\'s final was asked for inside the window (stt_ms ≥ 150); total_minus_520 subtracts all three regardless',
     gap_definition: 'outbound media frames that reached the carrier client more than 40 ms after the audio before them had finished playing (real-time playout from the utterance\'s first frame, the runtime keeping up to 1 s ahead), inside an agent turn',
     targets: {
@@ -459,7 +469,7 @@ async function main() {
     per_round: rounds,
   };
   console.log(JSON.stringify({ summary, targets: result.targets }, null, 1));
-  console.log(`written to ${writeResult('runtime', result)}`);
+  console.log(`written to ${writeResult(ownCore ? 'runtime-own-core' : 'runtime', result)}`);
   process.exit(0);
 }
 

@@ -43,7 +43,10 @@ describe('knowledge base: a worker killed mid-document', () => {
     const databaseUrl = workerDatabaseUrl(database);
     const workerEnv = {
       DATABASE_URL: databaseUrl, DATA_DIR: path.join(tmpDir, 'worker'), LOG_LEVEL: 'silent', EMBEDDER: 'openai', EMBEDDER_URL: embeddings.url,
-      JOB_EXPIRE_SECONDS: '4', JOB_SUPERVISE_SECONDS: '1', JOB_RETRY_LIMIT: '2',
+      // The dead worker's job expires after 6 s. Retries to spare: on a loaded machine (three shards
+      // on two cores) the second worker's attempt itself once outlived a 4 s expiry twice, and the
+      // document failed with its retries used up; what is tested is the retry after the kill.
+      JOB_EXPIRE_SECONDS: '6', JOB_SUPERVISE_SECONDS: '1', JOB_RETRY_LIMIT: '4',
     };
     await queue.boss.offWork(INDEX_DOCUMENT.name); // only the child workers index during this test
     const children: ChildProcess[] = [];

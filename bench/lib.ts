@@ -84,9 +84,9 @@ function processCpuMs(pid: number | string): number {
   }
 }
 
-/** CPU time (ms) used so far by each of the given processes and of the PostgreSQL backends serving `database` (found by their process title). */
-export function cpuSnapshot(pids: number[], database: string): Map<string, number> {
-  const snapshot = new Map(pids.map((pid) => [String(pid), processCpuMs(pid)]));
+/** The process ids of the PostgreSQL backends serving `database`, found by their process title. */
+export function databaseBackendPids(database: string): string[] {
+  const pids: string[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let title: string;
@@ -95,8 +95,15 @@ export function cpuSnapshot(pids: number[], database: string): Map<string, numbe
     } catch {
       continue;
     }
-    if (title.startsWith('postgres: ') && title.split(' ').includes(database)) snapshot.set(entry, processCpuMs(entry));
+    if (title.startsWith('postgres: ') && title.split(' ').includes(database)) pids.push(entry);
   }
+  return pids;
+}
+
+/** CPU time (ms) used so far by each of the given processes and of the PostgreSQL backends serving `database`. */
+export function cpuSnapshot(pids: number[], database: string): Map<string, number> {
+  const snapshot = new Map(pids.map((pid) => [String(pid), processCpuMs(pid)]));
+  for (const backend of databaseBackendPids(database)) snapshot.set(backend, processCpuMs(backend));
   return snapshot;
 }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import { databaseBackendPids } from './lib.ts';
 
 /**
  * A second way to price a layer, for costs of a few percent that 3-second slices under concurrent
@@ -22,16 +23,7 @@ export function cpuNs(pid: number, database: string): number {
     }
   };
   for (const thread of fs.readdirSync(`/proc/${pid}/task`)) add(`/proc/${pid}/task/${thread}/schedstat`);
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let title: string;
-    try {
-      title = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (title.startsWith('postgres: ') && title.split(' ').includes(database)) add(`/proc/${entry}/schedstat`);
-  }
+  for (const backend of databaseBackendPids(database)) add(`/proc/${backend}/schedstat`);
   return total;
 }
 

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { HashedEmbedder } from '../src/adapters/embedding/embedder.ts';
 import { INDEX_DOCUMENT } from '../src/modules/knowledge-base/jobs.ts';
+import type { JobQueue } from '../src/jobs/queue.ts';
 import { exited, spawnWorker, workerDatabaseUrl } from './helpers/workers.ts';
 import { testEnv } from './helpers/env.ts';
 import { createOrg } from './helpers/fixtures.ts';
@@ -35,6 +37,25 @@ async function startEmbeddingsStandIn() {
   };
 }
 
+/**
+ * The dead worker's job expires after 6 s, with retries to spare: on a loaded machine (three shards
+ * on two cores, every query of the second worker through the embedded database's one session) its
+ * attempt once outlived a 4 s expiry twice and the document failed with its retries used up. What
+ * is tested is the retry after the kill, not the attempt's speed.
+ */
+const SPARE = { expireInSeconds: 6, retryLimit: 4 };
+
+/**
+ * Gives the index queue these options, then fills pg-boss's queue cache again at once: updateQueue
+ * empties it, and the next send, made inside the document's transaction, would otherwise look the
+ * queue up on another connection, which the embedded database's one session holds for that very
+ * transaction.
+ */
+async function retune(queue: JobQueue, options: { expireInSeconds?: number; retryLimit?: number }) {
+  await queue.boss.updateQueue(INDEX_DOCUMENT.name, options);
+  await queue.boss.getJobById(INDEX_DOCUMENT.name, randomUUID());
+}
+
 describe('knowledge base: a worker killed mid-document', () => {
   test('the job expires, is retried by another worker, and the document completes exactly once', async () => {
     const env = await testEnv();
@@ -43,12 +64,12 @@ describe('knowledge base: a worker killed mid-document', () => {
     const databaseUrl = workerDatabaseUrl(database);
     const workerEnv = {
       DATABASE_URL: databaseUrl, DATA_DIR: path.join(tmpDir, 'worker'), LOG_LEVEL: 'silent', EMBEDDER: 'openai', EMBEDDER_URL: embeddings.url,
-      // The dead worker's job expires after 6 s. Retries to spare: on a loaded machine (three shards
-      // on two cores) the second worker's attempt itself once outlived a 4 s expiry twice, and the
-      // document failed with its retries used up; what is tested is the retry after the kill.
-      JOB_EXPIRE_SECONDS: '6', JOB_SUPERVISE_SECONDS: '1', JOB_RETRY_LIMIT: '4',
+      JOB_EXPIRE_SECONDS: String(SPARE.expireInSeconds), JOB_SUPERVISE_SECONDS: '1', JOB_RETRY_LIMIT: String(SPARE.retryLimit),
     };
     await queue.boss.offWork(INDEX_DOCUMENT.name); // only the child workers index during this test
+    // A job carries its queue's expiry and retry limit from when it is sent, by the test's app here,
+    // so the workers' settings alone do not change them: the queue is given them for this test.
+    await retune(queue, SPARE);
     const children: ChildProcess[] = [];
     try {
       const org = await createOrg();
@@ -71,12 +92,14 @@ describe('knowledge base: a worker killed mid-document', () => {
       assert.ok(embeddings.requests >= 2);
       const job = await queue.boss.getJobById(INDEX_DOCUMENT.name, doc.message_id);
       assert.equal(job?.state, 'completed');
+      assert.equal(job?.retryLimit, SPARE.retryLimit, 'the job carried the spare retries');
       assert.ok((job?.retryCount ?? 0) >= 1, 'the job was retried after its worker died');
       assert.equal((await search(org, 'lighthouse keepers weather')).json().data[0].documentation_id, doc.documentation_id);
     } finally {
       for (const child of children) child.kill('SIGTERM');
       await Promise.all(children.map(exited));
       await embeddings.close();
+      await retune(queue, INDEX_DOCUMENT.options(env.config.jobs));
       await queue.work(env.services.jobs.filter((unit) => unit.name === INDEX_DOCUMENT.name)); // the shared workers index again
     }
   });

@@ -114,8 +114,15 @@ export function cpuSnapshot(pids: number[], database: string): Map<string, numbe
  * move with the load of other work.
  */
 export function cpuSince(before: Map<string, number>, pids: number[], database: string): number {
-  let used = 0;
-  for (const [pid, ms] of cpuSnapshot(pids, database)) used += ms - (before.get(pid) ?? 0);
+  const { processes, database: backends } = cpuSinceByPart(before, pids, database);
+  return processes + backends;
+}
+
+/** cpuSince split: the given processes' part and the PostgreSQL backends' part (ms). */
+export function cpuSinceByPart(before: Map<string, number>, pids: number[], database: string): { processes: number; database: number } {
+  const own = new Set(pids.map(String));
+  const used = { processes: 0, database: 0 };
+  for (const [pid, ms] of cpuSnapshot(pids, database)) used[own.has(pid) ? 'processes' : 'database'] += ms - (before.get(pid) ?? 0);
   return used;
 }
 

@@ -8,7 +8,8 @@
  *    like-for-like baseline), and the credential lookup then the list. Targets: app ≥ 0.75 of the
  *    list-only loop, p99 ≤ 1.5× its p99, the p99s taken over every request of every round. The app
  *    with AUTH_CACHE=false runs beside them. Each measure also records the CPU it cost per request:
- *    the server process (or the loop's own process) and the PostgreSQL backends. Five interleaved
+ *    the server process (or the loop's own process) and the PostgreSQL backends, and apart, for the
+ *    app, the load generator's (autocannon, in this process), which the loop has no part like. Five interleaved
  *    rounds; the median round by ratio is reported with every round's figures.
  * 2. The embedded default (PGlite, its own thread) against PostgreSQL on the same 10,000 calls at 10
  *    connections, side by side (target ≥ 0.6).
@@ -20,7 +21,7 @@ import pg from 'pg';
 import { hashApiKey } from '../src/core/auth/api-key-secret.ts';
 import { ApiKeyCredentials } from '../src/modules/api-keys/credential-queries.ts';
 import { listCallSummaries } from '../src/modules/calls/call-list-queries.ts';
-import { cpuSince, cpuSnapshot, load, loadAverage, machine, percentilesUs, settle, startChild, writeResult, type ChildServer, type LoadResult } from './lib.ts';
+import { cpuSinceByPart, cpuSnapshot, load, loadAverage, machine, percentilesUs, settle, startChild, writeResult, type ChildServer, type LoadResult } from './lib.ts';
 import { benchDatabase, seededCalls } from './seed.ts';
 
 const CONNECTIONS = 50;
@@ -58,23 +59,35 @@ async function rawLoop(url: string, statements: Statement[], loops: number, seco
       durations.push(performance.now() - started);
     }
   }));
-  const cpuMs = cpuSince(cpuBefore, [process.pid], databaseOf(url));
+  const cpu = cpuSinceByPart(cpuBefore, [process.pid], databaseOf(url));
   await pool.end();
   all.push(...durations);
   const latency = percentilesUs(durations);
   return {
     per_second: Math.round(durations.length / seconds), latency_ms: { p50: latency.p50_us / 1000, p90: latency.p90_us / 1000, p99: latency.p99_us / 1000 },
-    cpu_us_per_request: Math.round((cpuMs * 1000) / durations.length),
+    cpu_us_per_request: Math.round(((cpu.processes + cpu.database) * 1000) / durations.length),
+    cpu_us_split: { loop: Math.round((cpu.processes * 1000) / durations.length), database: Math.round((cpu.database * 1000) / durations.length) },
   };
 }
 
 const databaseOf = (url: string) => new URL(url).pathname.slice(1);
 
-/** autocannon on the app, with the CPU per request of its process and the database's backends. */
+/**
+ * autocannon on the app, with the CPU per request of its process and the database's backends, and
+ * apart, the load generator's (this process, where autocannon runs): the one part of the app's
+ * side of the machine the loop has no counterpart of.
+ */
 async function appLoad(title: string, app: ChildServer, target: string, headers: Record<string, string>, url: string, all: number[]) {
   const before = cpuSnapshot([app.child.pid!], databaseOf(url));
+  const generatorBefore = process.cpuUsage();
   const result = await load(title, target, headers, { connections: CONNECTIONS, duration: ROUND_SECONDS, latencies: all });
-  return { ...result, cpu_us_per_request: Math.round((cpuSince(before, [app.child.pid!], databaseOf(url)) * 1000) / result.requests) };
+  const generator = process.cpuUsage(generatorBefore);
+  const cpu = cpuSinceByPart(before, [app.child.pid!], databaseOf(url));
+  const perRequest = (ms: number) => Math.round((ms * 1000) / result.requests);
+  return {
+    ...result, cpu_us_per_request: perRequest(cpu.processes + cpu.database),
+    cpu_us_split: { server: perRequest(cpu.processes), database: perRequest(cpu.database), load_generator: perRequest((generator.user + generator.system) / 1000) },
+  };
 }
 
 type Raw = Awaited<ReturnType<typeof rawLoop>>;
@@ -125,6 +138,7 @@ async function listShape(name: string, orgs: number, perOrg: number, dataDir: st
       app_rps: r.app.requests_per_second, list_only_per_s: r.list_only.per_second, lookup_then_list_per_s: r.lookup_then_list.per_second,
       uncached_rps: r.app_uncached.requests_per_second, ratio: Number(ratio(r).toFixed(2)),
       app_cpu_us: r.app.cpu_us_per_request, list_only_cpu_us: r.list_only.cpu_us_per_request,
+      app_cpu_us_split: r.app.cpu_us_split, list_only_cpu_us_split: r.list_only.cpu_us_split,
     })),
   };
 }

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { HashedEmbedder } from '../src/adapters/embedding/embedder.ts';
 import { INDEX_DOCUMENT } from '../src/modules/knowledge-base/jobs.ts';
-import type { JobQueue } from '../src/jobs/queue.ts';
 import { exited, spawnWorker, workerDatabaseUrl } from './helpers/workers.ts';
 import { testEnv } from './helpers/env.ts';
 import { createOrg } from './helpers/fixtures.ts';
@@ -45,17 +43,6 @@ async function startEmbeddingsStandIn() {
  */
 const SPARE = { expireInSeconds: 6, retryLimit: 4 };
 
-/**
- * Gives the index queue these options, then fills pg-boss's queue cache again at once: updateQueue
- * empties it, and the next send, made inside the document's transaction, would otherwise look the
- * queue up on another connection, which the embedded database's one session holds for that very
- * transaction.
- */
-async function retune(queue: JobQueue, options: { expireInSeconds?: number; retryLimit?: number }) {
-  await queue.boss.updateQueue(INDEX_DOCUMENT.name, options);
-  await queue.boss.getJobById(INDEX_DOCUMENT.name, randomUUID());
-}
-
 describe('knowledge base: a worker killed mid-document', () => {
   test('the job expires, is retried by another worker, and the document completes exactly once', async () => {
     const env = await testEnv();
@@ -69,7 +56,7 @@ describe('knowledge base: a worker killed mid-document', () => {
     await queue.boss.offWork(INDEX_DOCUMENT.name); // only the child workers index during this test
     // A job carries its queue's expiry and retry limit from when it is sent, by the test's app here,
     // so the workers' settings alone do not change them: the queue is given them for this test.
-    await retune(queue, SPARE);
+    await queue.retune(INDEX_DOCUMENT, SPARE);
     const children: ChildProcess[] = [];
     try {
       const org = await createOrg();
@@ -99,7 +86,7 @@ describe('knowledge base: a worker killed mid-document', () => {
       for (const child of children) child.kill('SIGTERM');
       await Promise.all(children.map(exited));
       await embeddings.close();
-      await retune(queue, INDEX_DOCUMENT.options(env.config.jobs));
+      await queue.retune(INDEX_DOCUMENT, INDEX_DOCUMENT.options(env.config.jobs));
       await queue.work(env.services.jobs.filter((unit) => unit.name === INDEX_DOCUMENT.name)); // the shared workers index again
     }
   });

@@ -5,7 +5,7 @@ import { Value } from 'typebox/value';
 import type { JobsConfig } from '../config.ts';
 import type { Logger } from '../core/logger.ts';
 import { isInTransaction } from '../db/transaction-scope.ts';
-import type { JobDefinition, JobUnit } from './job.ts';
+import type { JobDefinition, JobUnit, QueueOptions } from './job.ts';
 
 const unref = <T>(timer: T): T => {
   (timer as { unref?: () => void }).unref?.();
@@ -69,13 +69,28 @@ export class JobQueue {
       await this.boss.start();
       for (const definition of this.#deps.definitions) await this.boss.createQueue(definition.name, definition.options(this.#deps.config));
       for (const { name, cron } of this.#deps.definitions) if (cron) await this.boss.schedule(name, cron, {}, { tz: 'UTC' });
-      // Warm pg-boss's queue cache now: a cold lookup inside a caller's transaction would need a
-      // second connection, which the single-session embedded database cannot give while that
-      // transaction is open.
-      for (const { name } of this.#deps.definitions) await this.boss.getJobById(name, '00000000-0000-4000-8000-000000000000');
+      for (const { name } of this.#deps.definitions) await this.#warmCache(name);
       this.#ready = true;
     })();
     return this.#started;
+  }
+
+  /**
+   * Changes a queue's options (expiry, retries) for the jobs sent from now on: a job takes them from
+   * its queue when it is sent, whatever the workers' settings.
+   */
+  async retune(definition: JobDefinition<TSchema>, options: Partial<QueueOptions>): Promise<void> {
+    await this.boss.updateQueue(definition.name, options);
+    await this.#warmCache(definition.name); // updateQueue dropped the queue from the cache
+  }
+
+  /**
+   * Fills pg-boss's cache entry of a queue: a cold lookup inside a caller's transaction would need a
+   * second connection, which the single-session embedded database cannot give while that
+   * transaction is open.
+   */
+  async #warmCache(name: string): Promise<void> {
+    await this.boss.getJobById(name, '00000000-0000-4000-8000-000000000000');
   }
 
   /**

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { issueApiKey } from '../src/modules/api-keys/service.ts';
-import { cpuSince, cpuSnapshot, load, loadAverage, machine, settle, startChild, writeResult } from './lib.ts';
+import { cpuSince, cpuSnapshot, load, loadAverage, machine, medianInterval95, settle, startChild, writeResult } from './lib.ts';
 import { benchDatabase, seededCalls } from './seed.ts';
 import { sequentialPairs, type PairsResult, type SequentialRequest } from './sequential-pairs.ts';
 
@@ -142,13 +142,15 @@ await seeded.database.pool.query('VACUUM agents, agent_versions, idempotency_key
 const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 // Each cost is the median over rounds of one slice against its neighbour measured moments apart:
 // the machine's load swings more between rounds than between the two slices of one round.
-const cost = (withLayer: string, without: string) =>
-  Number((1 - median(samples[withLayer]!.map((v, i) => v / samples[without]![i]!))).toFixed(3));
+const costs = (withLayer: string, without: string) => samples[withLayer]!.map((v, i) => 1 - v / samples[without]![i]!);
+const cost = (withLayer: string, without: string) => Number(median(costs(withLayer, without)).toFixed(3));
 // The same comparison in CPU per request (server process and its PostgreSQL backends): the share of
 // throughput a layer takes from a machine that does nothing else, which requests per second on this
 // shared machine only approach.
-const cpuCost = (withLayer: string, without: string) =>
-  Number((1 - median(cpuSamples[without]!.map((v, i) => v / cpuSamples[withLayer]![i]!))).toFixed(3));
+const cpuCosts = (withLayer: string, without: string) => cpuSamples[without]!.map((v, i) => 1 - v / cpuSamples[withLayer]![i]!);
+const cpuCost = (withLayer: string, without: string) => Number(median(cpuCosts(withLayer, without)).toFixed(3));
+/** How far the rounds' spread lets each concurrent cost's median move (bench/lib.ts medianInterval95). */
+const interval = (values: number[]) => medianInterval95(values).map((v) => Number(v.toFixed(3)));
 const result = {
   ...info, load_settled: settled, load_after: loadAverage(), rounds: ROUNDS, seconds_per_measure: SECONDS, connections: CONNECTIONS,
   requests_per_second_median: m,
@@ -171,6 +173,12 @@ const result = {
     audit_on_post: cpuCost('post_audit_on', 'post_audit_off'),
     layers_on_get: cpuCost('get_audit_on', 'get_audit_off'),
     load_generator_fresh_header: cpuCost('post_audit_off', 'post_audit_off_repeated_bytes'),
+  },
+  /** 95 % intervals of the concurrent costs' medians over the rounds, by rate and by CPU. */
+  cost_interval_95: {
+    idempotency_on_post: { by_rate: interval(costs('post_audit_off_idempotent', 'post_audit_off')), by_cpu: interval(cpuCosts('post_audit_off_idempotent', 'post_audit_off')) },
+    audit_on_post: { by_rate: interval(costs('post_audit_on', 'post_audit_off')), by_cpu: interval(cpuCosts('post_audit_on', 'post_audit_off')) },
+    layers_on_get: { by_rate: interval(costs('get_audit_on', 'get_audit_off')), by_cpu: interval(cpuCosts('get_audit_on', 'get_audit_off')) },
   },
   /**
    * The precise measure: one request at a time, alternating slices of PER_SLICE requests, CPU per

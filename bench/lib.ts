@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess, type StdioOptions } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
 import fs from 'node:fs';
@@ -26,11 +26,16 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** Starts `bench/serve.ts` in its own process so the load generator does not share its event loop. */
-export async function startChild(mode: 'app' | 'bare', env: Record<string, string>): Promise<ChildServer> {
+/**
+ * Starts `bench/serve.ts` in its own process so the load generator does not share its event loop.
+ * `discardOutput`: its standard output goes to /dev/null (a server that logs every request: the
+ * lines are still formatted and written, as to any log file, but not onto the bench's terminal).
+ */
+export async function startChild(mode: 'app' | 'bare', env: Record<string, string>, options: { discardOutput?: boolean } = {}): Promise<ChildServer> {
   // No rate limit: one key at thousands of requests a second is the point of a benchmark.
   const limits = { RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000' };
-  const child = fork(path.join(BENCH_DIR, 'serve.ts'), [mode], { env: { ...process.env, ...limits, ...env }, stdio: 'inherit' });
+  const stdio: StdioOptions = options.discardOutput ? ['inherit', 'ignore', 'inherit', 'ipc'] : 'inherit';
+  const child = fork(path.join(BENCH_DIR, 'serve.ts'), [mode], { env: { ...process.env, ...limits, ...env }, stdio });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m: any) => (m?.url ? resolve(m.url) : reject(new Error(String(m?.error)))));
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
@@ -187,6 +192,19 @@ export function median(values: number[]): number {
   const mid = Math.floor(sorted.length / 2);
   if (!sorted.length) return NaN;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * A 95 % interval for the median of `values` (per-round figures), by the percentile bootstrap: 5,000
+ * resamples of the rounds with replacement. The generator is seeded, so the same samples give the
+ * same interval. It says how far the rounds' spread lets a median move, not how far the machine can.
+ */
+export function medianInterval95(values: number[]): [number, number] {
+  let state = 1;
+  const random = () => (state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  const medians = Array.from({ length: 5_000 }, () => median(values.map(() => values[Math.floor(random() * values.length)]!)));
+  medians.sort((a, b) => a - b);
+  return [medians[124]!, medians[4_874]!];
 }
 
 /** Percentiles in microseconds of durations measured in milliseconds. */

@@ -7,7 +7,9 @@
  *    app sends them, on a pool of 10 with the app's session settings, 50 loops: the list statement alone (what the cached app runs per request: the
  *    like-for-like baseline), and the credential lookup then the list. Targets: app ≥ 0.75 of the
  *    list-only loop, p99 ≤ 1.5× its p99, the p99s taken over every request of every round. The app
- *    with AUTH_CACHE=false runs beside them. Each measure also records the CPU it cost per request:
+ *    with AUTH_CACHE=false runs beside them, and so does the app logging as `npm start` does (LOG_LEVEL
+ *    info, one line per request, written to /dev/null; the other app measures log nothing, like the
+ *    loops). Each measure also records the CPU it cost per request:
  *    the server process (or the loop's own process) and the PostgreSQL backends, and apart, for the
  *    app, the load generator's (autocannon, in this process), which the loop has no part like. Five interleaved
  *    rounds; the median round by ratio is reported with every round's figures.
@@ -21,7 +23,7 @@ import pg from 'pg';
 import { hashApiKey } from '../src/core/auth/api-key-secret.ts';
 import { ApiKeyCredentials } from '../src/modules/api-keys/credential-queries.ts';
 import { listCallSummaries } from '../src/modules/calls/call-list-queries.ts';
-import { cpuSinceByPart, cpuSnapshot, load, loadAverage, machine, percentilesUs, settle, startChild, writeResult, type ChildServer, type LoadResult } from './lib.ts';
+import { cpuSinceByPart, cpuSnapshot, load, loadAverage, machine, median as medianOf, percentilesUs, settle, startChild, writeResult, type ChildServer, type LoadResult } from './lib.ts';
 import { benchDatabase, seededCalls } from './seed.ts';
 
 const CONNECTIONS = 50;
@@ -102,11 +104,11 @@ async function listShape(name: string, orgs: number, perOrg: number, dataDir: st
   const statements = await appStatements(seeded.orgId, seeded.apiKey);
   const cached = await startChild('app', { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, IN_PROCESS_WORKER: 'false' });
   const uncached = await startChild('app', { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, IN_PROCESS_WORKER: 'false', AUTH_CACHE: 'false' });
+  const logging = await startChild('app', { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, IN_PROCESS_WORKER: 'false', BENCH_LOG_LEVEL: 'info' }, { discardOutput: true });
   const url = (app: { url: string }) => `${app.url}/api/calls?limit=50`;
-  await load('warm-up', url(cached), seeded.headers, { connections: 10, duration: 2 });
-  await load('warm-up', url(uncached), seeded.headers, { connections: 10, duration: 2 });
-  const all = { app: [] as number[], list_only: [] as number[], lookup_then_list: [] as number[], app_uncached: [] as number[] };
-  const rounds: Array<{ app: App; list_only: Raw; lookup_then_list: Raw; app_uncached: App }> = [];
+  for (const app of [cached, uncached, logging]) await load('warm-up', url(app), seeded.headers, { connections: 10, duration: 2 });
+  const all = { app: [] as number[], list_only: [] as number[], lookup_then_list: [] as number[], app_uncached: [] as number[], app_logging: [] as number[] };
+  const rounds: Array<{ app: App; list_only: Raw; lookup_then_list: Raw; app_uncached: App; app_logging: App }> = [];
   for (let round = 0; round < ROUNDS; round++) {
     // Every other round runs the measures in the opposite order: a measure inherits the tail of the one before.
     const steps = {
@@ -114,6 +116,7 @@ async function listShape(name: string, orgs: number, perOrg: number, dataDir: st
       list_only: () => rawLoop(databaseUrl, [statements.list], CONNECTIONS, ROUND_SECONDS, all.list_only),
       lookup_then_list: () => rawLoop(databaseUrl, [statements.lookup, statements.list], CONNECTIONS, ROUND_SECONDS, all.lookup_then_list),
       app_uncached: () => appLoad('app (AUTH_CACHE=false)', uncached, url(uncached), seeded.headers, databaseUrl, all.app_uncached),
+      app_logging: () => appLoad('app (LOG_LEVEL=info)', logging, url(logging), seeded.headers, databaseUrl, all.app_logging),
     };
     const order = Object.keys(steps) as Array<keyof typeof steps>;
     const measured: Partial<(typeof rounds)[number]> = {};
@@ -122,23 +125,31 @@ async function listShape(name: string, orgs: number, perOrg: number, dataDir: st
   }
   await cached.stop();
   await uncached.stop();
+  await logging.stop();
   const ratio = (r: (typeof rounds)[number]) => r.app.requests_per_second / r.list_only.per_second;
   const median = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(ROUNDS / 2)]!;
-  const p99 = { app: p99Of(all.app), list_only: p99Of(all.list_only), lookup_then_list: p99Of(all.lookup_then_list), app_uncached: p99Of(all.app_uncached) };
+  const p99 = {
+    app: p99Of(all.app), list_only: p99Of(all.list_only), lookup_then_list: p99Of(all.lookup_then_list), app_uncached: p99Of(all.app_uncached),
+    app_logging: p99Of(all.app_logging),
+  };
   return {
     seed: seeded.seed,
     median_round: median,
     app_vs_list_only: Number(ratio(median).toFixed(2)),
     app_vs_lookup_then_list: Number((median.app.requests_per_second / median.lookup_then_list.per_second).toFixed(2)),
     uncached_app_vs_lookup_then_list: Number((median.app_uncached.requests_per_second / median.lookup_then_list.per_second).toFixed(2)),
+    // The app as `npm start` runs it: its rate against the list-only loop's in the same round (median over rounds), and what the log line costs it.
+    logging_app_vs_list_only: Number(medianOf(rounds.map((r) => r.app_logging.requests_per_second / r.list_only.per_second)).toFixed(2)),
+    logging_app_vs_silent_app: Number(medianOf(rounds.map((r) => r.app_logging.requests_per_second / r.app.requests_per_second)).toFixed(2)),
+    logging_app_p99_vs_list_only_p99: Number((p99.app_logging / p99.list_only).toFixed(2)),
     p99_over_all_rounds_ms: p99,
     app_p99_vs_list_only_p99: Number((p99.app / p99.list_only).toFixed(2)),
     targets: { app_vs_list_only: 0.75, p99_ratio: 1.5 },
     rounds: rounds.map((r) => ({
       app_rps: r.app.requests_per_second, list_only_per_s: r.list_only.per_second, lookup_then_list_per_s: r.lookup_then_list.per_second,
-      uncached_rps: r.app_uncached.requests_per_second, ratio: Number(ratio(r).toFixed(2)),
+      uncached_rps: r.app_uncached.requests_per_second, logging_rps: r.app_logging.requests_per_second, ratio: Number(ratio(r).toFixed(2)),
       app_cpu_us: r.app.cpu_us_per_request, list_only_cpu_us: r.list_only.cpu_us_per_request,
-      app_cpu_us_split: r.app.cpu_us_split, list_only_cpu_us_split: r.list_only.cpu_us_split,
+      app_cpu_us_split: r.app.cpu_us_split, list_only_cpu_us_split: r.list_only.cpu_us_split, logging_app_cpu_us_split: r.app_logging.cpu_us_split,
     })),
   };
 }

@@ -7,7 +7,8 @@ import { AgentVersionRepository } from '../src/modules/agents/versions-repositor
 
 /**
  * A benchmark server in its own process: `app` is the real application on the bench database
- * (logging off, as for the bare route); `bare` is a Fastify route that returns BENCH_BODY verbatim.
+ * (logging off, as for the bare route, unless BENCH_LOG_LEVEL names the level: `info` is what
+ * `npm start` logs, one line per request); `bare` is a Fastify route that returns BENCH_BODY verbatim.
  */
 const mode = process.argv[2];
 try {
@@ -20,7 +21,7 @@ try {
     url = await app.listen({ port: 0, host: '127.0.0.1' });
     close = () => app.close();
   } else {
-    const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', BOOTSTRAP: 'false', JWT_SECRET: 'bench-secret-0123456789-0123456789', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
+    const config = loadConfig({ ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent', BOOTSTRAP: 'false', JWT_SECRET: 'bench-secret-0123456789-0123456789', ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') });
     const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
     const services = await buildServices(config, database);
     // bench/layers.ts prices the audit log: the same server with its writes made a no-op, switched

@@ -62,7 +62,7 @@ async function firstStart(flags: string[], keepOutput = 100_000) {
     await fetch(`${url}/api/health`);
     await new Promise((r) => setTimeout(r, 20_000));
     return {
-      output: keepOutput > 100_000 ? out : '',
+      output: out,
       listen_seconds: Number(listenSeconds.toFixed(1)), peak_rss_mb: Math.round(procStatusMb(child.pid!, 'VmHWM')),
       idle_rss_mb: Math.round(procStatusMb(child.pid!, 'VmRSS')), rss_by_second_mb: perSecond.map((v) => v ?? null),
     };

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { HashedEmbedder } from '../src/adapters/embedding/embedder.ts';
 import { INDEX_DOCUMENT } from '../src/modules/knowledge-base/jobs.ts';
-import { exited, spawnWorker, workerDatabaseUrl } from './helpers/workers.ts';
+import { exited, settledJob, spawnWorker, workerDatabaseUrl } from './helpers/workers.ts';
 import { testEnv } from './helpers/env.ts';
 import { createOrg } from './helpers/fixtures.ts';
 import { createTextDocument, search, waitForProcessing } from './helpers/documents.ts';
@@ -43,18 +43,6 @@ async function startEmbeddingsStandIn() {
  */
 const SPARE = { expireInSeconds: 6, retryLimit: 4 };
 
-type Boss = Awaited<ReturnType<typeof testEnv>>['queue']['boss'];
-
-/** The job once it has left the running states (created, retry, active), or as it is at the deadline. */
-async function settledJob(boss: Boss, queueName: string, id: string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await boss.getJobById(queueName, id);
-    if (!job || !['created', 'retry', 'active'].includes(job.state) || Date.now() > deadline) return job;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('knowledge base: a worker killed mid-document', () => {
   test('the job expires, is retried by another worker, and the document completes exactly once', async () => {
     const env = await testEnv();
@@ -89,8 +77,7 @@ describe('knowledge base: a worker killed mid-document', () => {
       assert.equal(chunks.distinct_n, chunks.n);
       assert.ok(done.vector_count >= 3, `${done.vector_count} chunks`);
       assert.ok(embeddings.requests >= 2);
-      // pg-boss marks the job completed after its handler returns, in a statement of its own: the
-      // document's status can be read between the two (CI once saw the job still 'active' here).
+      // The document's status can be read before pg-boss marks its job completed (CI once saw 'active').
       const job = await settledJob(queue.boss, INDEX_DOCUMENT.name, doc.message_id, 15_000);
       assert.equal(job?.state, 'completed');
       assert.equal(job?.retryLimit, SPARE.retryLimit, 'the job carried the spare retries');

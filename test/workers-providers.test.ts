@@ -12,6 +12,7 @@ import { buildServices, type Services } from '../src/services.ts';
 import { testConfig, testEnv } from './helpers/env.ts';
 import { asRole, createOrg, uniqueEmail } from './helpers/fixtures.ts';
 import { multipart, waitForProcessing } from './helpers/documents.ts';
+import { settledJob } from './helpers/workers.ts';
 
 /**
  * Runs `work` with the jobs of one queue worked by `services` (built on another configuration)
@@ -73,11 +74,7 @@ describe('invitation emails through pg-boss with an SMTP server that refuses at 
         }
         const { rows } = await env.database.pool.query("SELECT id FROM pgboss.job WHERE name = $1 AND data->>'inviteId' = $2", [INVITATION_EMAIL.name, inviteId]);
         assert.equal(rows.length, 1, 'one job for the invitation');
-        let job = await env.queue.boss.getJobById(INVITATION_EMAIL.name, rows[0].id);
-        for (let i = 0; i < 50 && job?.state !== 'completed'; i++) {
-          await new Promise((r) => setTimeout(r, 100));
-          job = await env.queue.boss.getJobById(INVITATION_EMAIL.name, rows[0].id);
-        }
+        const job = await settledJob(env.queue.boss, INVITATION_EMAIL.name, rows[0].id);
         assert.equal(job?.state, 'completed');
         assert.ok((job?.retryCount ?? 0) >= 1, `retried by pg-boss (retryCount ${job?.retryCount})`);
         assert.equal(attempts.filter((a) => a === email).length, 2, 'refused once, accepted once');

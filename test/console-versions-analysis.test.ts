@@ -302,4 +302,30 @@ describe('the console: agent versions and post-call analysis', { skip: skipWitho
     await screenshot(page, 'analytics-success-rate');
     assert.deepEqual(s.problems, []);
   });
+
+  test('a control changed after the address changed but before the page rendered it keeps the first control\'s choice', async () => {
+    // React Router renders a navigation in a transition, so the address can hold the agent while the
+    // page still shows the render before it. A CI run on a loaded machine clicked "Per version" in that
+    // gap and lost the agent. Here the gap is made on purpose: choose the agent, wait (in microtasks,
+    // which run before React's next render task) until the address holds it, then click "Per version".
+    const { page, base } = s;
+    await page.goto(`${base}/analytics`);
+    await settle(page);
+    await page.getByRole('combobox', { name: 'Agent' }).click();
+    const option = page.getByRole('option', { name: 'Receptionist' });
+    await option.waitFor();
+    // A string, as the suite's other page scripts: the tests are type-checked without the DOM's types.
+    const addressBeforeRender = await page.evaluate(`(async () => {
+      [...document.querySelectorAll('[role=option]')].find((o) => o.textContent === 'Receptionist').click();
+      for (let i = 0; i < 10000 && !/[?&]agent=/.test(location.search); i++) await Promise.resolve();
+      const address = location.search;
+      [...document.querySelectorAll('[data-testid=success-rates] label')].find((label) => label.textContent === 'Per version').click();
+      return address;
+    })()`) as string;
+    assert.match(addressBeforeRender, /[?&]agent=agent_/, 'the agent reached the address before the page rendered it');
+    await page.waitForURL(/success_per=version/, { timeout: 15_000 });
+    const params = new URL(page.url()).searchParams;
+    assert.equal(params.get('agent'), env.agentId, 'the agent chosen first is still in the address');
+    assert.equal(params.get('success_per'), 'version');
+  });
 });

@@ -19,6 +19,7 @@ import { globSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { FailedTest } from '../test/reporters/shard-summary.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DURATIONS_FILE = path.join(ROOT, 'test/durations.json');
@@ -31,6 +32,7 @@ interface ShardResult {
   code: number;
   counts?: Record<string, number>;
   fileMs: Record<string, number>;
+  failures: FailedTest[];
 }
 
 const requested = process.argv.slice(2);
@@ -61,6 +63,7 @@ try {
 }
 
 printSlowest(results, 12);
+printFailures(results.flatMap((r) => r.failures), 20);
 const total = Object.fromEntries(SUMMARY_KEYS.map((key) => [key, results.reduce((n, r) => n + (r.counts?.[COUNT_OF[key]] ?? 0), 0)]));
 for (const key of SUMMARY_KEYS) process.stdout.write(`ℹ ${key} ${total[key]}\n`);
 process.stdout.write(`ℹ duration_ms ${(performance.now() - started).toFixed(3)}\n`);
@@ -116,6 +119,18 @@ function printSlowest(all: ShardResult[], count: number): void {
   process.stdout.write(`\nslowest files:\n${times.map(([file, ms]) => `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(ROOT, file)}`).join('\n')}\n\n`);
 }
 
+/**
+ * Each failed test with its error, once more just above the summary: the shards' outputs come one
+ * after another, so a failure's own report can sit thousands of lines above the end of the log.
+ */
+function printFailures(failures: FailedTest[], count: number): void {
+  if (!failures.length) return;
+  const shown = failures.slice(0, count).map(({ file, name, error }) =>
+    `✖ ${path.relative(ROOT, file) || '(no file)'}: ${name}\n${error.replace(/^/gm, '    ')}`);
+  const more = failures.length > count ? `\n… and ${failures.length - count} more failures above` : '';
+  process.stdout.write(`failed tests:\n${shown.join('\n')}${more}\n\n`);
+}
+
 /** After a whole passing run with TEST_WRITE_DURATIONS=1: each file's wall time in seconds, for the next runs' dealing. */
 function writeDurations(all: ShardResult[]): void {
   const seconds: Record<string, number> = {};
@@ -165,10 +180,10 @@ function runShard(index: number, shardFiles: string[], databaseUrl: string | und
   return new Promise((resolve) => {
     child.once('close', (code, signal) => {
       children.delete(child);
-      const report = readJson<{ counts?: Record<string, number>; fileMs: Record<string, number> }>(summaryFile);
+      const report = readJson<Omit<ShardResult, 'code'>>(summaryFile);
       const header = `\n== shard ${index + 1}/${shardCount}: ${shardFiles.length} file${shardFiles.length === 1 ? '' : 's'}, ${((performance.now() - started) / 1000).toFixed(0)} s, exit ${code ?? signal}\n`;
       process.stdout.write(header + withoutSummary(output));
-      resolve({ code: code ?? 1, counts: report?.counts, fileMs: report?.fileMs ?? {} });
+      resolve({ code: code ?? 1, counts: report?.counts, fileMs: report?.fileMs ?? {}, failures: report?.failures ?? [] });
     });
   });
 }

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { DEFAULT_PRICES } from '../src/engine/prices.ts';
 import { ProviderError, CARRIER_FORMAT } from '../src/providers/types.ts';
 import { agentConfig, FakeProviders, sleep } from './helpers/fakes.ts';
-import { agentDone, startCall } from './helpers/call.ts';
+import { agentDone, startCall, watchStalls } from './helpers/call.ts';
 import { speechFrames } from './helpers/speech.ts';
 
 const LONG_ANSWER = [
@@ -154,10 +154,15 @@ test('silence: one reprompt at half of silence_timeout_seconds, then the call en
 
 test('max_call_duration_seconds ends the call max_duration', async () => {
   const providers = new FakeProviders({ stt: [], llm: [] });
+  const stalls = watchStalls();
   const { platform, done } = await startCall(agentConfig({ max_call_duration_seconds: 2, first_message: null }), providers);
   const outcome = await done;
   assert.equal(outcome.endReason, 'max_duration');
-  assert.ok(Math.abs(platform.final!.duration_seconds! - 2) < 0.2, `duration ${platform.final!.duration_seconds}`);
+  // The timer fires late by as much as the process stood still (a loaded machine), never early.
+  const duration = platform.final!.duration_seconds!;
+  const late = 0.2 + stalls.longestMs() / 1000;
+  stalls.stop();
+  assert.ok(duration >= 1.999 && duration < 2 + late, `duration ${duration} s (allowed up to ${(2 + late).toFixed(3)} s)`);
 });
 
 test('a provider that fails at open ends the call failed / error with the provider named', async () => {
@@ -181,7 +186,8 @@ test('an LLM that fails mid-call ends the call error at once, never leaving the 
   await line.say(question);
   const heardAt = performance.now();
   await done;
-  assert.ok(performance.now() - heardAt < 2000, 'ended within the turn, not after a silence timeout');
+  // The silence reprompt would come at 15 s (half of the 30 s timeout): anything well under it is the turn.
+  assert.ok(performance.now() - heardAt < 10_000, 'ended within the turn, not after a silence timeout');
   assert.equal(platform.final!.end_reason, 'error');
   assert.deepEqual(platform.final!.error, { provider: 'openai', code: 'rate_limited', message: 'OpenAI answered 429' });
   assert.deepEqual(platform.final!.transcript!.map((t) => t.role), ['agent', 'user']);

@@ -5,6 +5,7 @@ import { MULAW_SILENCE } from '../src/audio/mulaw.ts';
 import { pcm16ToSamples } from '../src/audio/pcm.ts';
 import { synthesizeSpeech } from '../src/audio/synthesize.ts';
 import { createStt } from '../src/providers/index.ts';
+import type { StreamingSttTuning } from '../src/providers/stt/deepgram.ts';
 import { CARRIER_FORMAT, PREVIEW_FORMAT, ProviderError, type AudioFormat, type SttOptions, type SttStream } from '../src/providers/types.ts';
 import { sleep } from './standins/http-standin.ts';
 import { OpenAiStandin } from './standins/openai.ts';
@@ -63,7 +64,7 @@ async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
 for (const provider of ['deepgram', 'assemblyai'] as const) {
   describe(`STT ${provider} against its stand-in`, () => {
     const standin = provider === 'deepgram' ? new DeepgramStandin({ key: KEY, sttFinalMs: 40 }) : new AssemblyAiStandin({ key: KEY, sttFinalMs: 40 });
-    const stt = () => createStt({ provider, model: null, credentials: { api_key: KEY, base_url: standin.url } });
+    const stt = (tuning: StreamingSttTuning = {}) => createStt({ provider, model: null, credentials: { api_key: KEY, base_url: standin.url } }, tuning);
     before(() => standin.start());
     after(() => standin.close());
 
@@ -104,8 +105,7 @@ for (const provider of ['deepgram', 'assemblyai'] as const) {
       const heard = listener();
       // A flush timeout far beyond any stall of a loaded machine, so that the reply and the timeout cannot be confused.
       const flushTimeoutMs = 10_000;
-      const stream = await createStt({ provider, model: null, credentials: { api_key: KEY, base_url: standin.url } }, { flushTimeoutMs })
-        .open(heard.options(CARRIER_FORMAT));
+      const stream = await stt({ flushTimeoutMs }).open(heard.options(CARRIER_FORMAT));
       await send(stream, await utterance(CARRIER_FORMAT, 100));
       await sleep(50);
       const started = performance.now();

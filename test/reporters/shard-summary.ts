@@ -40,7 +40,9 @@ export default async function* shardSummary(source: AsyncIterable<TestEvent>): A
     // A suite that failed only because a test in it failed adds nothing: the test itself is listed.
     const error = data.details?.error;
     if (event.type === 'test:fail' && error && error.failureType !== 'subtestsFailed') {
-      failures.push({ file: testFile ?? data.file ?? '', name: data.name ?? '', error: describe(error) });
+      // A nested test's event comes before its file's top-level one, so its own file is the one to name.
+      const file = data.file?.endsWith('.test.ts') ? data.file : testFile ?? data.file ?? '';
+      failures.push({ file, name: data.name ?? '', error: describe(error) });
     }
     // The run's own summary is the one without a file (with --test-isolation=none there is one).
     if (event.type === 'test:summary' && !data.file) counts = { ...data.counts, duration_ms: data.duration_ms ?? 0 };
@@ -55,6 +57,6 @@ export default async function* shardSummary(source: AsyncIterable<TestEvent>): A
 function describe(error: Error & { cause?: unknown }): string {
   const thrown = error.cause ?? error;
   const text = thrown instanceof Error && thrown.stack ? thrown.stack : inspect(thrown, { depth: 4, breakLength: 120 });
-  const ownLines = text.split('\n').filter((line) => !/^\s+at (?:.*\()?(?:node:|<anonymous>)/.test(line) && !/^\s+at async Promise\.all/.test(line));
+  const ownLines = text.split('\n').filter((line) => !/^\s+at (?:(?:.*\()?(?:node:|<anonymous>)|async Promise\.all)/.test(line));
   return ownLines.slice(0, ERROR_LINES).join('\n');
 }
